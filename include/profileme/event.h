@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/**
+ * @file profileme/event.h
+ * @brief Perf-style event strings to ::pm_attr, and back.
+ *
+ * Syntax (perf's): a comma-separated list of events and groups.
+ *   - `pmu/term=val,term,.../mods` and `pmu//mods`; a term that is not a format
+ *     field names an alias from the PMU's `events/` directory;
+ *   - generic names: `cycles`, `instructions`, `cache-references`,
+ *     `cache-misses`, `branch-instructions`/`branches`, `branch-misses`,
+ *     `bus-cycles`, `stalled-cycles-frontend`, `stalled-cycles-backend`,
+ *     `ref-cycles`, `cpu-clock`, `task-clock`, `page-faults`/`faults`,
+ *     `context-switches`/`cs`, `cpu-migrations`/`migrations`,
+ *     `minor-faults`, `major-faults`, `alignment-faults`,
+ *     `emulation-faults`, `dummy`, `bpf-output`; optionally followed by
+ *     `/terms/`;
+ *   - raw `rNNN` or `r0xNNN` (hex config, PERF_TYPE_RAW);
+ *   - groups `{e1,e2}:mods`;
+ *   - built-in terms `config=`, `config1=`, `config2=`, `config3=`,
+ *     `period=`, `freq=`, `name=`;
+ *   - modifiers `u k h G H I p pp ppp P S D e` with perf's meaning.
+ *
+ * ProfileMe: on a PMU that has a `profileme` format, the `profileme` term
+ * sets that bit, and precise sampling (`p`, `P`, precise_ip) selects
+ * ProfileMe as well (the kernel treats precise_ip as ProfileMe there; config
+ * is left alone).  Such an event must sample (an explicit `period=0` is
+ * rejected) and must not share a group with another event of the same PMU.
+ */
+#ifndef PROFILEME_EVENT_H
+#define PROFILEME_EVENT_H
+
+#include <profileme/attr.h>
+#include <profileme/common.h>
+#include <profileme/pmu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief A parsed event list (opaque). */
+typedef struct pm_event_list pm_event_list;
+/** @brief One parsed event, borrowed from its list (opaque). */
+typedef struct pm_event pm_event;
+
+/**
+ * @brief Where and why a string did not parse.  Size-versioned: set @c sz to
+ *        sizeof(struct pm_event_error) before the call.
+ */
+struct pm_event_error {
+	size_t sz;          /**< Set by the caller: sizeof(struct pm_event_error). */
+	int code;           /**< The negative error code returned. */
+	size_t position;    /**< Byte offset in the event string where the problem is. */
+	char message[256];  /**< Readable message, NUL-terminated. */
+};
+
+/** @brief Bits of pm_event_flags(). */
+enum pm_event_flag {
+	PM_EVENT_PROFILEME = 1 << 0,    /**< The event samples in ProfileMe mode. */
+	PM_EVENT_PRECISE_MAX = 1 << 1,  /**< `P` was given: precise_ip to be probed. */
+	PM_EVENT_PERIOD_SET = 1 << 2,   /**< The string set `period=`. */
+	PM_EVENT_FREQ_SET = 1 << 3,     /**< The string set `freq=`. */
+	PM_EVENT_SAMPLE_READ = 1 << 4,  /**< `S`: sample the group's counts. */
+	PM_EVENT_GROUP_LEADER = 1 << 5  /**< Leader of a group of two or more. */
+};
+
+/**
+ * @brief **pm_event_parse()** parses an event string.
+ * @param[out] out  the event list; free with pm_event_list_free()
+ * @param pmus      the PMUs to resolve `pmu/.../` and aliases against; may be
+ *                  NULL when the string uses only generic names and raw events
+ * @param str       the event string
+ * @param[out] err  optional; filled on failure (message and byte position)
+ * @return 0, or a negative code: -PM_ERR_SYNTAX, -PM_ERR_NO_PMU,
+ *         -PM_ERR_UNKNOWN_TERM, -PM_ERR_RANGE, -PM_ERR_PROFILEME, -EINVAL,
+ *         -PM_ERR_STRUCT_SIZE (bad @p err size), -ENOMEM.
+ * @since 0.1
+ */
+PM_API int pm_event_parse(pm_event_list **out, const pm_pmu_list *pmus, const char *str,
+			  struct pm_event_error *err);
+
+/** @brief **pm_event_list_free()** releases a list.  NULL-safe. @since 0.1 */
+PM_API void pm_event_list_free(pm_event_list *list);
+
+/** @brief **pm_event_list_count()**: number of events. @since 0.1 */
+PM_API size_t pm_event_list_count(const pm_event_list *list);
+
+/** @brief **pm_event_list_get()**: the event at @p index, or NULL. @since 0.1 */
+PM_API const pm_event *pm_event_list_get(const pm_event_list *list, size_t index);
+
+/**
+ * @brief **pm_event_attr()** copies the event's attr.
+ * @param[out] attr the attr; `attr->size` is the kernel size to open it with
+ * @since 0.1
+ */
+PM_API void pm_event_attr(const pm_event *ev, struct pm_attr *attr);
+
+/** @brief **pm_event_string()**: the event's text as the user wrote it. @since 0.1 */
+PM_API const char *pm_event_string(const pm_event *ev);
+
+/** @brief **pm_event_name()**: the `name=` term, else the text as written. @since 0.1 */
+PM_API const char *pm_event_name(const pm_event *ev);
+
+/** @brief **pm_event_pmu()**: the PMU the event resolved to, or NULL for generic/raw events. @since 0.1 */
+PM_API const pm_pmu *pm_event_pmu(const pm_event *ev);
+
+/** @brief **pm_event_flags()**: ::pm_event_flag bits. @since 0.1 */
+PM_API unsigned pm_event_flags(const pm_event *ev);
+
+/**
+ * @brief **pm_event_group()**: the index of the event's group leader in the
+ *        list (its own index when it is not in a group).
+ * @since 0.1
+ */
+PM_API size_t pm_event_group(const pm_event *ev);
+
+/**
+ * @brief **pm_attr_format()** writes an attr back as a canonical event string.
+ *
+ * With a PMU of the attr's type in @p pmus the config words are split into
+ * that PMU's format fields (`cpu/event=0x3c,umask=0x1/uk`); otherwise
+ * generic names, `rNNN`, or `pmu/config=..`.  Modifiers follow the attr's
+ * exclude bits and precise_ip.
+ * @param attr   the attr
+ * @param pmus   optional PMUs for names and formats
+ * @param[out] buf destination; always NUL-terminated when @p cap > 0
+ * @param cap    bytes at @p buf
+ * @return the length of the full string (like snprintf), or a negative error.
+ * @since 0.1
+ */
+PM_API int pm_attr_format(const struct pm_attr *attr, const pm_pmu_list *pmus, char *buf,
+			  size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROFILEME_EVENT_H */

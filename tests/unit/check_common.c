@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+#include <errno.h>
+#include <string.h>
+
+#include <profileme/profileme.h>
+
+#include "internal/pm_internal.h"
+#include "pm_check.h"
+
+START_TEST(test_version)
+{
+	char buf[32];
+
+	ck_assert_uint_eq(pm_version_number(), PM_VERSION_NUMBER);
+	ck_assert_str_eq(pm_version_string(), PM_VERSION_STRING);
+	snprintf(buf, sizeof(buf), "%d.%d.%d", PM_VERSION_MAJOR, PM_VERSION_MINOR, PM_VERSION_PATCH);
+	ck_assert_str_eq(buf, PM_VERSION_STRING);
+}
+END_TEST
+
+START_TEST(test_strerror)
+{
+	ck_assert_str_eq(pm_strerror(0), "Success");
+	ck_assert_str_eq(pm_strerror(-ENOENT), "No such file or directory");
+	ck_assert_str_eq(pm_strerror(ENOENT), "No such file or directory");
+	for (int e = PM_ERR_FIRST + 1; e < PM_ERR_LAST; e++) {
+		const char *s = pm_strerror(-e);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_str_ne(s, "Unknown libprofileme error");
+	}
+	ck_assert_str_eq(pm_strerror(-PM_ERR_LAST), "Unknown libprofileme error");
+	ck_assert_str_eq(pm_strerror(-99999), "Unknown libprofileme error");
+	ck_assert_str_eq(pm_strerror(-1234), "Unknown error");
+}
+END_TEST
+
+START_TEST(test_errmsg)
+{
+	int rc = pm__err(PM_ERR_FORMAT, "bad %s at %d", "thing", 7);
+
+	ck_assert_int_eq(rc, -PM_ERR_FORMAT);
+	ck_assert_str_eq(pm_errmsg(), "bad thing at 7");
+	pm__err_clear();
+	ck_assert_str_eq(pm_errmsg(), "");
+}
+END_TEST
+
+static int log_calls;
+static char log_last[128];
+static void log_cb(int level, const char *msg, void *user)
+{
+	(void)user;
+	log_calls += level + 1;
+	snprintf(log_last, sizeof(log_last), "%s", msg);
+}
+
+START_TEST(test_log)
+{
+	ck_assert_ptr_null(pm_set_log(log_cb, NULL, PM_LOG_INFO));
+	pm__log(PM_LOG_WARN, "w %d", 1);
+	ck_assert_int_eq(log_calls, PM_LOG_WARN + 1);
+	ck_assert_str_eq(log_last, "w 1");
+	pm__log(PM_LOG_DEBUG, "dropped");
+	ck_assert_int_eq(log_calls, PM_LOG_WARN + 1);
+	ck_assert_ptr_eq(pm_set_log(NULL, NULL, 0), log_cb);
+	pm__log(PM_LOG_ERROR, "silent");
+	ck_assert_int_eq(log_calls, PM_LOG_WARN + 1);
+}
+END_TEST
+
+START_TEST(test_byteorder)
+{
+	const unsigned char b[9] = { 0xff, 1, 2, 3, 4, 5, 6, 7, 8 };
+	unsigned char o[8];
+
+	/* deliberately unaligned */
+	ck_assert_uint_eq(pm__ld16(b + 1, false), 0x0201);
+	ck_assert_uint_eq(pm__ld16(b + 1, true), 0x0102);
+	ck_assert_uint_eq(pm__ld32(b + 1, false), 0x04030201u);
+	ck_assert_uint_eq(pm__ld32(b + 1, true), 0x01020304u);
+	ck_assert_uint_eq(pm__ld64(b + 1, false), 0x0807060504030201ull);
+	ck_assert_uint_eq(pm__ld64(b + 1, true), 0x0102030405060708ull);
+	pm__st64(o, 0x0102030405060708ull, true);
+	ck_assert_mem_eq(o, b + 1, 8);
+	pm__st32(o, 0x04030201u, false);
+	ck_assert_mem_eq(o, b + 1, 4);
+	ck_assert(pm__fits(0, 8, 8));
+	ck_assert(!pm__fits(1, 8, 8));
+	ck_assert(!pm__fits(4, SIZE_MAX, 8));
+	ck_assert(!pm__fits(9, 0, 8));
+}
+END_TEST
+
+START_TEST(test_attr_roundtrip)
+{
+	struct pm_attr a, b;
+	unsigned char buf[PM_ATTR_SIZE_KNOWN + 8];
+
+	for (int be = 0; be < 2; be++) {
+		pm_attr_init(&a);
+		a.type = 8;
+		a.config = 0x1ff;
+		a.sample_period = 4000;
+		a.sample_type = PM_SAMPLE_IP | PM_SAMPLE_TID | PM_SAMPLE_RAW;
+		a.flags = PM_ATTR_DISABLED | PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_SAMPLE_ID_ALL |
+			  (1ULL << PM_ATTR_PRECISE_IP_SHIFT) | PM_ATTR_SIGTRAP;
+		a.config1 = 0x11;
+		a.sample_max_stack = 127;
+		a.clockid = -1;
+		a.config3 = 0xdeadbeef;
+		ck_assert_int_eq(pm_attr_to_bytes(&a, buf, sizeof(buf), be), PM_ATTR_SIZE_KNOWN);
+		ck_assert_int_eq(pm_attr_from_bytes(&b, buf, sizeof(buf), be), 0);
+		ck_assert_mem_eq(&a, &b, sizeof(a));
+		ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&b), 1);
+	}
+}
+END_TEST
+
+START_TEST(test_attr_be_layout)
+{
+	/* Kernel bitfields on a big-endian host start at the most significant
+	 * bit: disabled is bit 63 and precise_ip = 1 is bit 47. */
+	struct pm_attr a;
+	unsigned char buf[PM_ATTR_SIZE_VER0];
+
+	pm_attr_init(&a);
+	a.size = PM_ATTR_SIZE_VER0;
+	a.flags = PM_ATTR_DISABLED | (1ULL << PM_ATTR_PRECISE_IP_SHIFT);
+	ck_assert_int_eq(pm_attr_to_bytes(&a, buf, sizeof(buf), 1), PM_ATTR_SIZE_VER0);
+	ck_assert_uint_eq(pm__ld64(buf + 40, true), (1ULL << 63) | (1ULL << 47));
+	ck_assert_int_eq(pm_attr_to_bytes(&a, buf, sizeof(buf), 0), PM_ATTR_SIZE_VER0);
+	ck_assert_uint_eq(pm__ld64(buf + 40, false), 1ULL | (1ULL << 15));
+	ck_assert_uint_eq(pm__ld32(buf + 4, false), PM_ATTR_SIZE_VER0);
+}
+END_TEST
+
+START_TEST(test_attr_sizes)
+{
+	struct pm_attr a;
+	unsigned char buf[256];
+
+	memset(buf, 0xab, sizeof(buf));
+	/* size 0 means VER0 */
+	pm__st32(buf + 4, 0, false);
+	ck_assert_int_eq(pm_attr_from_bytes(&a, buf, 64, 0), 0);
+	ck_assert_uint_eq(a.size, 64);
+	ck_assert_uint_eq(a.config1, 0xababababababababull); /* last field of VER0 */
+	ck_assert_uint_eq(a.config2, 0); /* beyond VER0 */
+	/* larger than known: unknown tail ignored */
+	pm__st32(buf + 4, 200, false);
+	ck_assert_int_eq(pm_attr_from_bytes(&a, buf, 200, 0), 0);
+	ck_assert_uint_eq(a.size, 200);
+	ck_assert_uint_eq(a.config3, 0xababababababababull);
+	/* truncated */
+	ck_assert_int_eq(pm_attr_from_bytes(&a, buf, 199, 0), -PM_ERR_TRUNCATED);
+	ck_assert_int_eq(pm_attr_from_bytes(&a, buf, 10, 0), -PM_ERR_TRUNCATED);
+	pm__st32(buf + 4, 12, false);
+	ck_assert_int_eq(pm_attr_from_bytes(&a, buf, 200, 0), -PM_ERR_FORMAT);
+	/* writing: bad sizes */
+	pm_attr_init(&a);
+	a.size = 60;
+	ck_assert_int_eq(pm_attr_to_bytes(&a, buf, sizeof(buf), 0), -EINVAL);
+	a.size = 72;
+	ck_assert_int_eq(pm_attr_to_bytes(&a, buf, 71, 0), -PM_ERR_RANGE);
+}
+END_TEST
+
+START_TEST(test_struct_check)
+{
+	struct { size_t sz; int a; int b; } s = { sizeof(s), 1, 0 };
+	unsigned char big[64] = { 0 };
+
+	ck_assert_int_eq(pm__struct_check(NULL, 0, 8, 16, "x"), 0);
+	ck_assert_int_eq(pm__struct_check(&s, sizeof(s), sizeof(size_t), sizeof(s), "x"), 0);
+	ck_assert_int_eq(pm__struct_check(&s, 4, 8, sizeof(s), "x"), -PM_ERR_STRUCT_SIZE);
+	ck_assert_int_eq(pm__struct_check(big, sizeof(big), 8, 16, "x"), 0);
+	big[40] = 1;
+	ck_assert_int_eq(pm__struct_check(big, sizeof(big), 8, 16, "x"), -PM_ERR_STRUCT_SIZE);
+}
+END_TEST
+
+START_TEST(test_buf)
+{
+	struct pm__buf b = { 0 };
+
+	ck_assert_int_eq(pm__buf_printf(&b, "%s-%d", "abc", 42), 0);
+	ck_assert_int_eq(pm__buf_append(&b, "xyz", 3), 0);
+	ck_assert_str_eq(b.data, "abc-42xyz");
+	ck_assert_uint_eq(b.len, 9);
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_eq(pm__buf_append(&b, "0123456789", 10), 0);
+	ck_assert_uint_eq(b.len, 10009);
+	pm__buf_free(&b);
+	ck_assert_ptr_null(b.data);
+}
+END_TEST
+
+static Suite *common_suite(void)
+{
+	Suite *s = suite_create("common");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_version);
+	tcase_add_test(tc, test_strerror);
+	tcase_add_test(tc, test_errmsg);
+	tcase_add_test(tc, test_log);
+	tcase_add_test(tc, test_byteorder);
+	tcase_add_test(tc, test_attr_roundtrip);
+	tcase_add_test(tc, test_attr_be_layout);
+	tcase_add_test(tc, test_attr_sizes);
+	tcase_add_test(tc, test_struct_check);
+	tcase_add_test(tc, test_buf);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+PM_TEST_MAIN(common_suite)
