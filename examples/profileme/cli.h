@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* Shared helpers of the profileme command (not part of the library). */
+#ifndef PM_CLI_H
+#define PM_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Subcommands: each lives in cmd_<name>.c.  Declared weak so that a build
+ * without one still links and says so. */
+#define PM_CLI_COMMANDS(X)                                                            \
+	X(list, "list PMUs with their formats, events and caps")                     \
+	X(encode, "encode event strings into perf_event_attr")                       \
+	X(script, "print the samples of a perf.data file")                           \
+	X(record, "record a profile into a perf.data file")                          \
+	X(sample, "sample a command and print samples as they arrive")               \
+	X(report, "summarise a perf.data file by symbol, module, pc, ...")           \
+	X(annotate, "per-address sample counts of one symbol")
+
+#define X(name, help) int cmd_##name(int argc, char **argv) __attribute__((weak));
+PM_CLI_COMMANDS(X)
+#undef X
+
+/* Print a JSON string literal (with quotes) for s. */
+void cli_json_str(FILE *f, const char *s);
+/* Print a JSON string literal for n bytes at s (need not be NUL-terminated). */
+void cli_json_strn(FILE *f, const char *s, size_t n);
+/* Print "0x..." with quotes, the JSON form of addresses and registers. */
+void cli_json_hex(FILE *f, uint64_t v);
+
+/* The program name for messages. */
+extern const char *cli_prog;
+/* Print "profileme <cmd>: message" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* PM_CLI_H */
