@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* Internals of the event module (never installed). */
+#ifndef PM_EVENT_INT_H
+#define PM_EVENT_INT_H
+
+#include <profileme/event.h>
+
+#include "internal/pm_internal.h"
+
+struct pm_event {
+	struct pm_attr attr;
+	char *str;           /* the event's text as written (owned) */
+	char *name;          /* the name= term, or NULL (owned) */
+	const pm_pmu *pmu;   /* resolved PMU, NULL for generic/raw */
+	unsigned flags;      /* PM_EVENT_* */
+	size_t group;        /* index of the group leader */
+	size_t pos;          /* byte offset of the event in the parsed string */
+	size_t period_pos;   /* where period=/freq= was written (ProfileMe errors) */
+};
+
+struct pm_event_list {
+	struct pm_event *ev;
+	size_t n;
+	size_t cap;
+};
+
+/* A generic (hardware or software) event name. */
+struct pm__generic {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+/* The table of generic names; the first name of each (type, config) is the
+ * canonical one used by pm_attr_format(). */
+PM_HIDDEN const struct pm__generic *pm__generic_find(const char *name, size_t len);
+PM_HIDDEN const char *pm__generic_name(uint32_t type, uint64_t config);
+
+/* The core PMU (the one that serves PERF_TYPE_HARDWARE/HW_CACHE/RAW), or NULL. */
+PM_HIDDEN const pm_pmu *pm__core_pmu(const pm_pmu_list *pmus);
+
+#endif /* PM_EVENT_INT_H */

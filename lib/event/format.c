@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * pm_attr -> canonical event string (the inverse of pm_event_parse()).
+ *
+ * Canonical form:
+ *   - PERF_TYPE_HARDWARE/SOFTWARE with a known config: the generic name
+ *     (`cycles`), with `/config1=..,period=../` when those are set;
+ *   - a type with a PMU in the list: `pmu/field=0x..,...,period=N/`, the config
+ *     words split into the PMU's format fields (sorted by name; a one-bit field
+ *     that is set is written bare), bits no format covers as `configN=0x..`
+ *     written first (the parser applies config= before the fields);
+ *   - PERF_TYPE_RAW without a PMU of type 4: `rHEX`;
+ *   - then `:mods` (generic and raw) or `mods` right after the PMU's closing
+ *     '/': u/k/h when some but not all of exclude_user/kernel/hv are set
+ *     (all three set cannot be written in perf's syntax and is dropped),
+ *     G/H likewise, I, p repeated precise_ip times, D, e.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "event_int.h"
+
+static uint64_t word_of(const struct pm_attr *a, int w)
+{
+	switch (w) {
+	case 0: return a->config;
+	case 1: return a->config1;
+	case 2: return a->config2;
+	case 3: return a->config3;
+	default: return 0;
+	}
+}
+
+static const char *const word_name[4] = { "config", "config1", "config2", "config3" };
+
+static void add_sep(struct pm__buf *b, bool *first)
+{
+	if (!*first)
+		pm__buf_append(b, ",", 1);
+	*first = false;
+}
+
+static void period_terms(struct pm__buf *b, const struct pm_attr *a, bool *first)
+{
+	if (!a->sample_period)
+		return;
+	add_sep(b, first);
+	pm__buf_printf(b, "%s=%llu", (a->flags & PM_ATTR_FREQ) ? "freq" : "period",
+		       (unsigned long long)a->sample_period);
+}
+
+static void mods(struct pm__buf *b, const struct pm_attr *a, bool colon)
+{
+	uint64_t f = a->flags;
+	bool eu = f & PM_ATTR_EXCLUDE_USER, ek = f & PM_ATTR_EXCLUDE_KERNEL;
+	bool eh = f & PM_ATTR_EXCLUDE_HV, eg = f & PM_ATTR_EXCLUDE_GUEST;
+	bool eH = f & PM_ATTR_EXCLUDE_HOST;
+	char m[16];
+	size_t n = 0;
+
+	if ((eu || ek || eh) && !(eu && ek && eh)) {
+		if (!eu)
+			m[n++] = 'u';
+		if (!ek)
+			m[n++] = 'k';
+		if (!eh)
+			m[n++] = 'h';
+	}
+	if ((eg || eH) && !(eg && eH)) {
+		if (!eg)
+			m[n++] = 'G';
+		if (!eH)
+			m[n++] = 'H';
+	}
+	if (f & PM_ATTR_EXCLUDE_IDLE)
+		m[n++] = 'I';
+	for (unsigned i = 0; i < PM_ATTR_PRECISE_IP(a); i++)
+		m[n++] = 'p';
+	if (f & PM_ATTR_PINNED)
+		m[n++] = 'D';
+	if (f & PM_ATTR_EXCLUSIVE)
+		m[n++] = 'e';
+	if (!n)
+		return;
+	if (colon)
+		pm__buf_append(b, ":", 1);
+	pm__buf_append(b, m, n);
+}
+
+static int format_pmu(struct pm__buf *b, const struct pm_attr *a, const pm_pmu *pmu)
+{
+	uint64_t covered[4] = { 0, 0, 0, 0 };
+	size_t nf = pm_pmu_format_count(pmu);
+	bool first = true;
+
+	for (size_t i = 0; i < nf; i++) {
+		const pm_format *fmt = pm_pmu_format_get(pmu, i);
+		int w = pm_format_word(fmt);
+
+		if (w >= 0 && w <= 3)
+			covered[w] |= pm_format_mask(fmt);
+	}
+	pm__buf_printf(b, "%s/", pm_pmu_name(pmu));
+	for (int w = 0; w < 4; w++) {
+		uint64_t rest = word_of(a, w) & ~covered[w];
+
+		if (!rest)
+			continue;
+		add_sep(b, &first);
+		pm__buf_printf(b, "%s=0x%llx", word_name[w], (unsigned long long)rest);
+	}
+	for (size_t i = 0; i < nf; i++) {
+		const pm_format *fmt = pm_pmu_format_get(pmu, i);
+		int w = pm_format_word(fmt);
+		uint64_t v;
+
+		if (w < 0 || w > 3)
+			continue;
+		v = pm_format_decode(fmt, word_of(a, w));
+		if (!v)
+			continue;
+		add_sep(b, &first);
+		if (v == 1 && pm_format_width(fmt) == 1)
+			pm__buf_printf(b, "%s", pm_format_name(fmt));
+		else
+			pm__buf_printf(b, "%s=0x%llx", pm_format_name(fmt), (unsigned long long)v);
+	}
+	period_terms(b, a, &first);
+	pm__buf_append(b, "/", 1);
+	mods(b, a, false);
+	return 0;
+}
+
+static void format_plain(struct pm__buf *b, const struct pm_attr *a, const char *name)
+{
+	bool first = true;
+
+	pm__buf_printf(b, "%s", name);
+	if (a->config1 || a->config2 || a->config3 || a->sample_period) {
+		pm__buf_append(b, "/", 1);
+		for (int w = 1; w < 4; w++) {
+			if (!word_of(a, w))
+				continue;
+			add_sep(b, &first);
+			pm__buf_printf(b, "%s=0x%llx", word_name[w],
+				       (unsigned long long)word_of(a, w));
+		}
+		period_terms(b, a, &first);
+		pm__buf_append(b, "/", 1);
+	}
+	mods(b, a, true);
+}
+
+int pm_attr_format(const struct pm_attr *attr, const pm_pmu_list *pmus, char *buf, size_t cap)
+{
+	struct pm__buf b = { 0 };
+	const char *gen = NULL;
+	const pm_pmu *pmu = NULL;
+	int rc = 0, len;
+
+	if (!attr || (!buf && cap))
+		return pm__err(EINVAL, "pm_attr_format: NULL argument");
+	if (attr->type == PM_TYPE_HARDWARE || attr->type == PM_TYPE_SOFTWARE)
+		gen = pm__generic_name(attr->type, attr->config);
+	if (!gen && pmus)
+		pmu = pm_pmu_find_by_type(pmus, attr->type);
+	if (gen) {
+		format_plain(&b, attr, gen);
+	} else if (pmu) {
+		rc = format_pmu(&b, attr, pmu);
+	} else if (attr->type == PM_TYPE_RAW) {
+		char raw[24];
+
+		snprintf(raw, sizeof(raw), "r%llx", (unsigned long long)attr->config);
+		format_plain(&b, attr, raw);
+	} else {
+		rc = pm__err(PM_ERR_NO_PMU,
+			     "attr type %u config 0x%llx: no generic name and no PMU of that type",
+			     attr->type, (unsigned long long)attr->config);
+	}
+	if (!rc && !b.data)
+		rc = pm__err(ENOMEM, "out of memory");
+	if (rc) {
+		pm__buf_free(&b);
+		if (cap)
+			buf[0] = 0;
+		return rc;
+	}
+	if (b.len > (size_t)INT32_MAX) {
+		pm__buf_free(&b);
+		return pm__err(PM_ERR_RANGE, "formatted string too long");
+	}
+	len = (int)b.len;
+	if (cap) {
+		size_t n = PM_MIN(b.len, cap - 1);
+
+		memcpy(buf, b.data, n);
+		buf[n] = 0;
+	}
+	pm__buf_free(&b);
+	return len;
+}

@@ -1,0 +1,1136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * Perf-syntax event strings to pm_attr.
+ *
+ * A hand-written recursive-descent parser over the byte string: every token
+ * keeps its byte offset so that errors can point at it.  Semantics follow
+ * perf's (see docs in profileme/event.h), with these deliberate choices:
+ *   - `config=` (and config1..3) set the whole word first; format fields are
+ *     then placed into it, each replacing the bits of its own mask;
+ *   - a user term replaces the same term of an alias wherever it is written
+ *     (perf 6.1 ORs the two values);
+ *   - a bare term is accepted only on a one-bit field;
+ *   - a modifier letter other than `p` may appear only once per list.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "event_int.h"
+
+/* ------------------------------------------------------------------ */
+/* Generic names                                                       */
+
+static const struct pm__generic pm_generic[] = {
+	{ "cycles", PM_TYPE_HARDWARE, 0 },
+	{ "cpu-cycles", PM_TYPE_HARDWARE, 0 },
+	{ "instructions", PM_TYPE_HARDWARE, 1 },
+	{ "cache-references", PM_TYPE_HARDWARE, 2 },
+	{ "cache-misses", PM_TYPE_HARDWARE, 3 },
+	{ "branch-instructions", PM_TYPE_HARDWARE, 4 },
+	{ "branches", PM_TYPE_HARDWARE, 4 },
+	{ "branch-misses", PM_TYPE_HARDWARE, 5 },
+	{ "bus-cycles", PM_TYPE_HARDWARE, 6 },
+	{ "stalled-cycles-frontend", PM_TYPE_HARDWARE, 7 },
+	{ "idle-cycles-frontend", PM_TYPE_HARDWARE, 7 },
+	{ "stalled-cycles-backend", PM_TYPE_HARDWARE, 8 },
+	{ "idle-cycles-backend", PM_TYPE_HARDWARE, 8 },
+	{ "ref-cycles", PM_TYPE_HARDWARE, 9 },
+	{ "cpu-clock", PM_TYPE_SOFTWARE, 0 },
+	{ "task-clock", PM_TYPE_SOFTWARE, 1 },
+	{ "page-faults", PM_TYPE_SOFTWARE, 2 },
+	{ "faults", PM_TYPE_SOFTWARE, 2 },
+	{ "context-switches", PM_TYPE_SOFTWARE, 3 },
+	{ "cs", PM_TYPE_SOFTWARE, 3 },
+	{ "cpu-migrations", PM_TYPE_SOFTWARE, 4 },
+	{ "migrations", PM_TYPE_SOFTWARE, 4 },
+	{ "minor-faults", PM_TYPE_SOFTWARE, 5 },
+	{ "major-faults", PM_TYPE_SOFTWARE, 6 },
+	{ "alignment-faults", PM_TYPE_SOFTWARE, 7 },
+	{ "emulation-faults", PM_TYPE_SOFTWARE, 8 },
+	{ "dummy", PM_TYPE_SOFTWARE, 9 },
+	{ "bpf-output", PM_TYPE_SOFTWARE, 10 },
+};
+
+const struct pm__generic *pm__generic_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < PM_ARRAY_SIZE(pm_generic); i++)
+		if (strlen(pm_generic[i].name) == len && !memcmp(pm_generic[i].name, name, len))
+			return &pm_generic[i];
+	return NULL;
+}
+
+const char *pm__generic_name(uint32_t type, uint64_t config)
+{
+	for (size_t i = 0; i < PM_ARRAY_SIZE(pm_generic); i++)
+		if (pm_generic[i].type == type && pm_generic[i].config == config)
+			return pm_generic[i].name;
+	return NULL;
+}
+
+const pm_pmu *pm__core_pmu(const pm_pmu_list *pmus)
+{
+	const pm_pmu *pmu;
+
+	if (!pmus)
+		return NULL;
+	pmu = pm_pmu_find(pmus, "cpu");
+	if (!pmu)
+		pmu = pm_pmu_find_by_type(pmus, PM_TYPE_RAW);
+	return pmu;
+}
+
+/* ------------------------------------------------------------------ */
+/* Parser state and errors                                             */
+
+struct parser {
+	const char *s;
+	size_t len;
+	size_t i;
+	const pm_pmu_list *pmus;
+	struct pm_event_list *list;
+	int code;          /* positive PM_ERR_* / errno of the failure */
+	size_t epos;
+	char emsg[256];
+};
+
+static int perr(struct parser *p, size_t pos, int code, const char *fmt, ...) PM_PRINTF(4, 5);
+static int perr(struct parser *p, size_t pos, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->emsg, sizeof(p->emsg), fmt, ap);
+	va_end(ap);
+	p->code = code;
+	p->epos = pos;
+	return pm__err(code, "%s (at byte %zu)", p->emsg, pos);
+}
+
+static bool is_ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-' || c == '.';
+}
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static unsigned hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return (unsigned)(c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (unsigned)(c - 'a' + 10);
+	return (unsigned)(c - 'A' + 10);
+}
+
+/* Parse a number (decimal, or 0x-prefixed hex) filling exactly [s, s+n).
+ * Returns 0, -EINVAL (not a number) or -ERANGE (more than 64 bits). */
+static int parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t k = 0;
+
+	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		k = 2;
+		if (n == 2)
+			return -EINVAL;
+		for (; k < n; k++) {
+			if (!is_hex(s[k]))
+				return -EINVAL;
+			if (v >> 60)
+				return -ERANGE;
+			v = (v << 4) | hexval(s[k]);
+		}
+	} else {
+		if (n == 0)
+			return -EINVAL;
+		for (; k < n; k++) {
+			unsigned d;
+
+			if (s[k] < '0' || s[k] > '9')
+				return -EINVAL;
+			d = (unsigned)(s[k] - '0');
+			if (v > (UINT64_MAX - d) / 10)
+				return -ERANGE;
+			v = v * 10 + d;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+/* Is [s, s+n) a raw event `rHEX` / `r0xHEX`?  Gives the config. */
+static bool parse_raw(const char *s, size_t n, uint64_t *config)
+{
+	uint64_t v = 0;
+	size_t k = 1;
+
+	if (n < 2 || s[0] != 'r')
+		return false;
+	if (n > 3 && s[1] == '0' && (s[2] == 'x' || s[2] == 'X'))
+		k = 3;
+	if (n - k > 16)
+		return false;
+	for (; k < n; k++) {
+		if (!is_hex(s[k]))
+			return false;
+		v = (v << 4) | hexval(s[k]);
+	}
+	*config = v;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Terms                                                               */
+
+struct term {
+	const char *name;
+	size_t nlen;
+	const char *sval;  /* value text, NULL for a bare term */
+	size_t slen;
+	size_t pos;        /* of the name */
+	size_t vpos;       /* of the value */
+};
+
+struct terms {
+	struct term *t;
+	size_t n;
+	size_t cap;
+};
+
+static int terms_add(struct terms *ts, const struct term *t)
+{
+	if (ts->n == ts->cap) {
+		size_t ncap = ts->cap ? ts->cap * 2 : 8;
+		struct term *nt = pm__reallocarray(ts->t, ncap, sizeof(*nt));
+
+		if (!nt)
+			return -ENOMEM;
+		ts->t = nt;
+		ts->cap = ncap;
+	}
+	ts->t[ts->n++] = *t;
+	return 0;
+}
+
+/* Parse `term[=value],...` up to (not including) the closing '/'. */
+static int parse_terms(struct parser *p, struct terms *ts)
+{
+	for (;;) {
+		struct term t = { 0 };
+		int rc;
+
+		if (p->i >= p->len)
+			return perr(p, p->i, PM_ERR_SYNTAX, "missing closing '/'");
+		if (p->s[p->i] == '/')
+			return 0;
+		t.pos = p->i;
+		t.name = p->s + p->i;
+		while (p->i < p->len && is_ident_char(p->s[p->i]))
+			p->i++;
+		t.nlen = (size_t)(p->s + p->i - t.name);
+		if (!t.nlen)
+			return perr(p, p->i, PM_ERR_SYNTAX, "expected a term name, found '%c'",
+				    p->i < p->len ? p->s[p->i] : ' ');
+		if (p->i < p->len && p->s[p->i] == '=') {
+			p->i++;
+			t.vpos = p->i;
+			if (p->i < p->len && p->s[p->i] == '\'') {
+				/* quoted value (for name=) */
+				p->i++;
+				t.sval = p->s + p->i;
+				while (p->i < p->len && p->s[p->i] != '\'')
+					p->i++;
+				if (p->i >= p->len)
+					return perr(p, t.vpos, PM_ERR_SYNTAX, "unterminated quote");
+				t.slen = (size_t)(p->s + p->i - t.sval);
+				p->i++;
+			} else {
+				t.sval = p->s + p->i;
+				while (p->i < p->len && p->s[p->i] != ',' && p->s[p->i] != '/')
+					p->i++;
+				t.slen = (size_t)(p->s + p->i - t.sval);
+				if (!t.slen)
+					return perr(p, t.vpos, PM_ERR_SYNTAX,
+						    "term '%.*s' has an empty value", (int)t.nlen,
+						    t.name);
+			}
+		}
+		rc = terms_add(ts, &t);
+		if (rc)
+			return perr(p, t.pos, ENOMEM, "out of memory");
+		if (p->i < p->len && p->s[p->i] == ',') {
+			p->i++;
+			continue;
+		}
+		if (p->i < p->len && p->s[p->i] == '/')
+			return 0;
+		if (p->i >= p->len)
+			return perr(p, p->i, PM_ERR_SYNTAX, "missing closing '/'");
+		return perr(p, p->i, PM_ERR_SYNTAX, "unexpected '%c' in term list", p->s[p->i]);
+	}
+}
+
+/* The numeric value of a term (which must have one). */
+static int term_number(struct parser *p, const struct term *t, uint64_t *v)
+{
+	int rc = parse_u64(t->sval, t->slen, v);
+
+	if (rc == -ERANGE)
+		return perr(p, t->vpos, PM_ERR_RANGE, "value '%.*s' of '%.*s' does not fit in 64 bits",
+			    (int)t->slen, t->sval, (int)t->nlen, t->name);
+	if (rc)
+		return perr(p, t->vpos, PM_ERR_SYNTAX,
+			    "value '%.*s' of '%.*s' is not a number (decimal or 0x hex)",
+			    (int)t->slen, t->sval, (int)t->nlen, t->name);
+	return 0;
+}
+
+static const char *const builtin_terms[] = { "config", "config1", "config2", "config3",
+					     "period", "freq", "name" };
+
+static int builtin_index(const char *name, size_t len)
+{
+	for (size_t i = 0; i < PM_ARRAY_SIZE(builtin_terms); i++)
+		if (strlen(builtin_terms[i]) == len && !memcmp(builtin_terms[i], name, len))
+			return (int)i;
+	return -1;
+}
+
+/* Apply a built-in term with numeric/string value to the event. */
+static int apply_builtin(struct parser *p, struct pm_event *ev, int bi, const struct term *t,
+			 uint64_t words[4], bool from_alias)
+{
+	uint64_t v = 0;
+	int rc;
+
+	if (!t->sval)
+		return perr(p, t->pos, PM_ERR_SYNTAX, "term '%s' needs a value", builtin_terms[bi]);
+	if (bi == 6) { /* name */
+		if (from_alias)
+			return 0;
+		free(ev->name);
+		ev->name = pm__strndup(t->sval, t->slen);
+		if (!ev->name)
+			return perr(p, t->pos, ENOMEM, "out of memory");
+		return 0;
+	}
+	rc = term_number(p, t, &v);
+	if (rc)
+		return rc;
+	switch (bi) {
+	case 0: case 1: case 2: case 3:
+		words[bi] = v;
+		break;
+	case 4: /* period */
+		if (from_alias && (ev->flags & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET)))
+			break;
+		ev->attr.sample_period = v;
+		ev->attr.flags &= ~PM_ATTR_FREQ;
+		ev->flags = (ev->flags | PM_EVENT_PERIOD_SET) & ~(unsigned)PM_EVENT_FREQ_SET;
+		ev->period_pos = t->pos;
+		break;
+	case 5: /* freq */
+		if (from_alias && (ev->flags & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET)))
+			break;
+		ev->attr.sample_period = v;
+		ev->attr.flags |= PM_ATTR_FREQ;
+		ev->flags = (ev->flags | PM_EVENT_FREQ_SET) & ~(unsigned)PM_EVENT_PERIOD_SET;
+		ev->period_pos = t->pos;
+		break;
+	}
+	return 0;
+}
+
+/* "valid terms: ..." for an unknown-term message. */
+static void valid_terms(const pm_pmu *pmu, char *buf, size_t cap)
+{
+	struct pm__buf b = { 0 };
+	size_t n;
+
+	for (size_t i = 0; i < PM_ARRAY_SIZE(builtin_terms); i++)
+		pm__buf_printf(&b, "%s%s", i ? "," : "", builtin_terms[i]);
+	if (pmu) {
+		n = pm_pmu_format_count(pmu);
+		for (size_t i = 0; i < n; i++)
+			pm__buf_printf(&b, ",%s", pm_format_name(pm_pmu_format_get(pmu, i)));
+		n = pm_pmu_alias_count(pmu);
+		if (n)
+			pm__buf_printf(&b, "; events:");
+		for (size_t i = 0; i < n; i++)
+			pm__buf_printf(&b, "%s%s", i ? "," : " ",
+				       pm_alias_name(pm_pmu_alias_get(pmu, i)));
+	}
+	snprintf(buf, cap, "%s", b.data ? b.data : "");
+	pm__buf_free(&b);
+}
+
+/* One field assignment, from the user or from an alias. */
+struct assign {
+	const pm_format *fmt;
+	uint64_t val;
+	size_t pos;
+	bool user;
+	const char *alias;  /* the alias it came from, or NULL */
+};
+
+static int assign_set(struct assign *as, size_t *n, size_t cap, const struct assign *a)
+{
+	for (size_t i = 0; i < *n; i++) {
+		if (as[i].fmt != a->fmt)
+			continue;
+		if (as[i].user && !a->user)
+			return 0; /* the user's term wins over an alias's */
+		as[i] = *a;
+		return 0;
+	}
+	if (*n >= cap)
+		return -ENOMEM;
+	as[(*n)++] = *a;
+	return 0;
+}
+
+/* Build an event on a PMU from its terms. */
+static int build_pmu_event(struct parser *p, struct pm_event *ev, const pm_pmu *pmu,
+			   const struct terms *ts)
+{
+	uint64_t words[4] = { 0, 0, 0, 0 };
+	struct assign *as = NULL;
+	const pm_alias **aliases = NULL;
+	size_t *alias_pos = NULL;
+	size_t nas = 0, cap = 0, nal = 0;
+	uint32_t type;
+	int rc;
+
+	if (pm_pmu_type(pmu, &type) < 0)
+		return perr(p, ev->pos, PM_ERR_NO_PMU, "PMU '%s' has no usable type",
+			    pm_pmu_name(pmu));
+	ev->attr.type = type;
+	ev->pmu = pmu;
+
+	/* Room for every user term plus every alias term. */
+	cap = ts->n;
+	for (size_t i = 0; i < ts->n; i++) {
+		const struct term *t = &ts->t[i];
+		char name[128];
+		const pm_alias *al;
+
+		if (t->nlen >= sizeof(name) || t->sval)
+			continue;
+		memcpy(name, t->name, t->nlen);
+		name[t->nlen] = 0;
+		al = pm_pmu_format_find(pmu, name) ? NULL : pm_pmu_alias_find(pmu, name);
+		if (al)
+			cap += pm_alias_term_count(al);
+	}
+	as = pm__calloc(cap ? cap : 1, sizeof(*as));
+	aliases = pm__calloc(ts->n ? ts->n : 1, sizeof(*aliases));
+	alias_pos = pm__calloc(ts->n ? ts->n : 1, sizeof(*alias_pos));
+	if (!as || !aliases || !alias_pos) {
+		rc = perr(p, ev->pos, ENOMEM, "out of memory");
+		goto out;
+	}
+
+	/* Pass 1: the user's terms. */
+	for (size_t i = 0; i < ts->n; i++) {
+		const struct term *t = &ts->t[i];
+		char name[128];
+		const pm_format *fmt;
+		const pm_alias *al;
+		int bi = builtin_index(t->name, t->nlen);
+
+		if (bi >= 0) {
+			rc = apply_builtin(p, ev, bi, t, words, false);
+			if (rc)
+				goto out;
+			continue;
+		}
+		if (t->nlen >= sizeof(name)) {
+			rc = perr(p, t->pos, PM_ERR_UNKNOWN_TERM, "term name too long");
+			goto out;
+		}
+		memcpy(name, t->name, t->nlen);
+		name[t->nlen] = 0;
+		fmt = pm_pmu_format_find(pmu, name);
+		if (fmt) {
+			struct assign a = { fmt, 1, t->pos, true, NULL };
+
+			if (!t->sval) {
+				if (pm_format_width(fmt) != 1) {
+					rc = perr(p, t->pos, PM_ERR_SYNTAX,
+						  "term '%s' needs a value: it is a %u-bit field (%s)",
+						  name, pm_format_width(fmt), pm_format_spec(fmt));
+					goto out;
+				}
+			} else {
+				if (t->slen == 1 && t->sval[0] == '?') {
+					rc = perr(p, t->vpos, PM_ERR_SYNTAX,
+						  "term '%s': '?' is only for aliases, give a number",
+						  name);
+					goto out;
+				}
+				rc = term_number(p, t, &a.val);
+				if (rc)
+					goto out;
+				a.pos = t->vpos;
+			}
+			rc = assign_set(as, &nas, cap, &a);
+			if (rc) {
+				rc = perr(p, t->pos, ENOMEM, "out of memory");
+				goto out;
+			}
+			continue;
+		}
+		al = pm_pmu_alias_find(pmu, name);
+		if (al) {
+			if (t->sval) {
+				rc = perr(p, t->vpos, PM_ERR_SYNTAX,
+					  "'%s' is an event of PMU '%s' and takes no value", name,
+					  pm_pmu_name(pmu));
+				goto out;
+			}
+			aliases[nal] = al;
+			alias_pos[nal++] = t->pos;
+			continue;
+		}
+		{
+			char valid[200];
+
+			valid_terms(pmu, valid, sizeof(valid));
+			rc = perr(p, t->pos, PM_ERR_UNKNOWN_TERM,
+				  "unknown term '%s' for PMU '%s'; valid terms: %s", name,
+				  pm_pmu_name(pmu), valid);
+			goto out;
+		}
+	}
+
+	/* Pass 2: the aliases' terms, under the user's. */
+	for (size_t k = 0; k < nal; k++) {
+		const pm_alias *al = aliases[k];
+		size_t n = pm_alias_term_count(al);
+
+		for (size_t j = 0; j < n; j++) {
+			const char *tn = pm_alias_term_name(al, j);
+			uint64_t v = 0;
+			int r = pm_alias_term_value(al, j, &v);
+			const pm_format *fmt;
+			int bi;
+
+			if (!tn || r < 0) {
+				rc = perr(p, alias_pos[k], PM_ERR_FORMAT,
+					  "event '%s' of PMU '%s' has an unreadable term %zu",
+					  pm_alias_name(al), pm_pmu_name(pmu), j);
+				goto out;
+			}
+			fmt = pm_pmu_format_find(pmu, tn);
+			if (r == 1) {
+				bool given = false;
+
+				for (size_t i = 0; i < nas; i++)
+					if (as[i].user && fmt && as[i].fmt == fmt)
+						given = true;
+				if (!given) {
+					rc = perr(p, alias_pos[k], EINVAL,
+						  "event '%s' needs a value for its parameter '%s' "
+						  "(write %s,%s=N)",
+						  pm_alias_name(al), tn, pm_alias_name(al), tn);
+					goto out;
+				}
+				continue;
+			}
+			bi = builtin_index(tn, strlen(tn));
+			if (bi >= 0 && bi != 6) {
+				char num[24];
+				struct term t = { tn, strlen(tn), num, 0, alias_pos[k], alias_pos[k] };
+
+				snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+				t.slen = strlen(num);
+				if (bi <= 3) {
+					words[bi] |= v;
+					continue;
+				}
+				rc = apply_builtin(p, ev, bi, &t, words, true);
+				if (rc)
+					goto out;
+				continue;
+			}
+			if (!fmt) {
+				rc = perr(p, alias_pos[k], PM_ERR_UNKNOWN_TERM,
+					  "event '%s' of PMU '%s' uses term '%s', which the PMU "
+					  "has no format for",
+					  pm_alias_name(al), pm_pmu_name(pmu), tn);
+				goto out;
+			}
+			{
+				struct assign a = { fmt, v, alias_pos[k], false, pm_alias_name(al) };
+
+				rc = assign_set(as, &nas, cap, &a);
+				if (rc) {
+					rc = perr(p, alias_pos[k], ENOMEM, "out of memory");
+					goto out;
+				}
+			}
+		}
+	}
+
+	/* Encode, each field replacing the bits of its mask. */
+	for (size_t i = 0; i < nas; i++) {
+		uint64_t bits = 0, mask = pm_format_mask(as[i].fmt);
+		unsigned width = pm_format_width(as[i].fmt);
+		int w = pm_format_word(as[i].fmt);
+
+		if (w < 0 || w > 3) {
+			rc = perr(p, as[i].pos, PM_ERR_FORMAT, "format '%s' has a bad word",
+				  pm_format_name(as[i].fmt));
+			goto out;
+		}
+		if (pm_format_encode(as[i].fmt, as[i].val, &bits) < 0) {
+			uint64_t max = width >= 64 ? UINT64_MAX : (1ULL << width) - 1;
+
+			if (as[i].alias)
+				rc = perr(p, as[i].pos, PM_ERR_RANGE,
+					  "event '%s': value 0x%llx too big for '%s' (%s), "
+					  "maximum is 0x%llx",
+					  as[i].alias, (unsigned long long)as[i].val,
+					  pm_format_name(as[i].fmt), pm_format_spec(as[i].fmt),
+					  (unsigned long long)max);
+			else
+				rc = perr(p, as[i].pos, PM_ERR_RANGE,
+					  "value 0x%llx too big for '%s' (%s), maximum is 0x%llx",
+					  (unsigned long long)as[i].val, pm_format_name(as[i].fmt),
+					  pm_format_spec(as[i].fmt), (unsigned long long)max);
+			goto out;
+		}
+		words[w] = (words[w] & ~mask) | bits;
+	}
+	ev->attr.config = words[0];
+	ev->attr.config1 = words[1];
+	ev->attr.config2 = words[2];
+	ev->attr.config3 = words[3];
+	rc = 0;
+out:
+	free(as);
+	free(aliases);
+	free(alias_pos);
+	return rc;
+}
+
+/* Generic or raw event with (built-in) terms. */
+static int build_plain_event(struct parser *p, struct pm_event *ev, const struct terms *ts)
+{
+	uint64_t words[4] = { ev->attr.config, 0, 0, 0 };
+
+	for (size_t i = 0; i < ts->n; i++) {
+		const struct term *t = &ts->t[i];
+		int bi = builtin_index(t->name, t->nlen);
+		int rc;
+
+		if (bi < 0) {
+			char valid[200];
+
+			valid_terms(NULL, valid, sizeof(valid));
+			return perr(p, t->pos, PM_ERR_UNKNOWN_TERM,
+				    "unknown term '%.*s' for event '%.*s'; valid terms: %s",
+				    (int)t->nlen, t->name, (int)(t->pos - ev->pos - 1),
+				    p->s + ev->pos, valid);
+		}
+		rc = apply_builtin(p, ev, bi, t, words, false);
+		if (rc)
+			return rc;
+	}
+	ev->attr.config = words[0];
+	ev->attr.config1 = words[1];
+	ev->attr.config2 = words[2];
+	ev->attr.config3 = words[3];
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Modifiers                                                           */
+
+static int apply_mods(struct parser *p, struct pm_event *ev, size_t pos, size_t n)
+{
+	const char *m = p->s + pos;
+	uint64_t f = ev->attr.flags;
+	bool eu = f & PM_ATTR_EXCLUDE_USER, ek = f & PM_ATTR_EXCLUDE_KERNEL;
+	bool eh = f & PM_ATTR_EXCLUDE_HV, eg = f & PM_ATTR_EXCLUDE_GUEST;
+	bool eH = f & PM_ATTR_EXCLUDE_HOST;
+	bool ukh = eu || ek || eh, gh = eg || eH;
+	unsigned precise = PM_ATTR_PRECISE_IP(&ev->attr);
+
+	for (size_t k = 0; k < n; k++) {
+		char c = m[k];
+
+		if (c != 'p' && memchr(m, c, k))
+			return perr(p, pos + k, PM_ERR_SYNTAX, "modifier '%c' given twice", c);
+		switch (c) {
+		case 'u': case 'k': case 'h':
+			if (!ukh)
+				eu = ek = eh = ukh = true;
+			if (c == 'u')
+				eu = false;
+			else if (c == 'k')
+				ek = false;
+			else
+				eh = false;
+			break;
+		case 'G': case 'H':
+			if (!gh)
+				eg = eH = gh = true;
+			if (c == 'G')
+				eg = false;
+			else
+				eH = false;
+			break;
+		case 'I':
+			f |= PM_ATTR_EXCLUDE_IDLE;
+			break;
+		case 'p':
+			if (++precise > 3)
+				return perr(p, pos + k, PM_ERR_RANGE,
+					    "too many 'p' modifiers: precise_ip is at most 3");
+			break;
+		case 'P':
+			ev->flags |= PM_EVENT_PRECISE_MAX;
+			break;
+		case 'S':
+			ev->flags |= PM_EVENT_SAMPLE_READ;
+			break;
+		case 'D':
+			f |= PM_ATTR_PINNED;
+			break;
+		case 'e':
+			f |= PM_ATTR_EXCLUSIVE;
+			break;
+		default:
+			return perr(p, pos + k, PM_ERR_SYNTAX,
+				    "unknown modifier '%c' (valid: u k h G H I p P S D e)", c);
+		}
+	}
+	f &= ~(PM_ATTR_EXCLUDE_USER | PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV |
+	       PM_ATTR_EXCLUDE_GUEST | PM_ATTR_EXCLUDE_HOST | PM_ATTR_PRECISE_IP_MASK);
+	f |= (eu ? PM_ATTR_EXCLUDE_USER : 0) | (ek ? PM_ATTR_EXCLUDE_KERNEL : 0) |
+	     (eh ? PM_ATTR_EXCLUDE_HV : 0) | (eg ? PM_ATTR_EXCLUDE_GUEST : 0) |
+	     (eH ? PM_ATTR_EXCLUDE_HOST : 0) | ((uint64_t)precise << PM_ATTR_PRECISE_IP_SHIFT);
+	ev->attr.flags = f;
+	return 0;
+}
+
+/* Read modifier letters at p->i; pos and n give them. */
+static int read_mods(struct parser *p, size_t *pos, size_t *n, bool need)
+{
+	*pos = p->i;
+	while (p->i < p->len && ((p->s[p->i] >= 'a' && p->s[p->i] <= 'z') ||
+				 (p->s[p->i] >= 'A' && p->s[p->i] <= 'Z')))
+		p->i++;
+	*n = p->i - *pos;
+	if (need && !*n)
+		return perr(p, p->i, PM_ERR_SYNTAX, "expected modifiers after ':'");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+
+static struct pm_event *list_add(struct pm_event_list *l)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 4;
+		struct pm_event *nv = pm__reallocarray(l->ev, ncap, sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		l->ev = nv;
+		l->cap = ncap;
+	}
+	memset(&l->ev[l->n], 0, sizeof(l->ev[0]));
+	return &l->ev[l->n++];
+}
+
+/* The PMU whose rules apply to the event (its own, or the core PMU). */
+static const pm_pmu *rule_pmu(const struct parser *p, const struct pm_event *ev)
+{
+	if (ev->pmu)
+		return ev->pmu;
+	if (ev->attr.type == PM_TYPE_HARDWARE || ev->attr.type == PM_TYPE_HW_CACHE ||
+	    ev->attr.type == PM_TYPE_RAW)
+		return pm__core_pmu(p->pmus);
+	return NULL;
+}
+
+static uint64_t attr_word(const struct pm_attr *a, int w)
+{
+	switch (w) {
+	case 0: return a->config;
+	case 1: return a->config1;
+	case 2: return a->config2;
+	default: return a->config3;
+	}
+}
+
+/* After all modifiers: precise max, ProfileMe selection and its rules. */
+static int finish_event(struct parser *p, struct pm_event *ev)
+{
+	const pm_pmu *pmu = rule_pmu(p, ev);
+
+	if (ev->flags & PM_EVENT_PRECISE_MAX) {
+		int mp = pmu ? pm_pmu_max_precise(pmu) : -1;
+		unsigned pi = mp < 0 ? 3 : (unsigned)PM_MIN(mp, 3);
+
+		ev->attr.flags = (ev->attr.flags & ~PM_ATTR_PRECISE_IP_MASK) |
+				 ((uint64_t)pi << PM_ATTR_PRECISE_IP_SHIFT);
+	}
+	if (pmu && pm_pmu_is_profileme(pmu)) {
+		const pm_format *fmt = pm_pmu_format_find(pmu, "profileme");
+		bool bit = fmt && pm_format_word(fmt) >= 0 && pm_format_word(fmt) <= 3 &&
+			   pm_format_decode(fmt, attr_word(&ev->attr, pm_format_word(fmt)));
+
+		if (bit || PM_ATTR_PRECISE_IP(&ev->attr) || (ev->flags & PM_EVENT_PRECISE_MAX))
+			ev->flags |= PM_EVENT_PROFILEME;
+	}
+	if ((ev->flags & PM_EVENT_PROFILEME) &&
+	    (ev->flags & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET)) && !ev->attr.sample_period)
+		return perr(p, ev->period_pos, PM_ERR_PROFILEME,
+			    "ProfileMe event on PMU '%s' must sample: %s=0 makes it a counting "
+			    "event; give a non-zero period or freq, or drop the profileme "
+			    "term and precise modifiers",
+			    pm_pmu_name(pmu), (ev->flags & PM_EVENT_FREQ_SET) ? "freq" : "period");
+	return 0;
+}
+
+/* Key of "the same PMU" for the group rule. */
+static uint64_t pmu_key(const struct parser *p, const struct pm_event *ev)
+{
+	const pm_pmu *pmu = rule_pmu(p, ev);
+	uint32_t type;
+
+	if (pmu && pm_pmu_type(pmu, &type) == 0)
+		return type;
+	return ev->attr.type;
+}
+
+static bool at_end_of_event(const struct parser *p, bool in_group)
+{
+	return p->i >= p->len || p->s[p->i] == ',' || (in_group && p->s[p->i] == '}');
+}
+
+static int parse_event(struct parser *p, bool in_group)
+{
+	size_t start = p->i, nlen, mpos = 0, mn = 0;
+	const char *name = p->s + p->i;
+	struct terms ts = { 0 };
+	bool slash = false;
+	struct pm_event *ev;
+	const pm_pmu *pmu = NULL;
+	const struct pm__generic *gen;
+	uint64_t raw;
+	char ident[128];
+	int rc;
+
+	while (p->i < p->len && is_ident_char(p->s[p->i]))
+		p->i++;
+	nlen = p->i - start;
+	if (!nlen) {
+		if (p->i >= p->len)
+			return perr(p, p->i, PM_ERR_SYNTAX, "expected an event");
+		return perr(p, p->i, PM_ERR_SYNTAX, "expected an event, found '%c'", p->s[p->i]);
+	}
+	if (nlen >= sizeof(ident))
+		return perr(p, start, PM_ERR_SYNTAX, "event name too long");
+	memcpy(ident, name, nlen);
+	ident[nlen] = 0;
+
+	if (p->i < p->len && p->s[p->i] == '/') {
+		slash = true;
+		p->i++;
+		rc = parse_terms(p, &ts);
+		if (rc)
+			goto out;
+		p->i++; /* the closing '/' */
+		if (p->i < p->len && p->s[p->i] == ':')
+			p->i++;
+		rc = read_mods(p, &mpos, &mn, p->s[p->i - 1] == ':');
+		if (rc)
+			goto out;
+	} else if (p->i < p->len && p->s[p->i] == ':') {
+		p->i++;
+		rc = read_mods(p, &mpos, &mn, true);
+		if (rc)
+			goto out;
+	}
+	if (!at_end_of_event(p, in_group)) {
+		rc = perr(p, p->i, PM_ERR_SYNTAX, "unexpected '%c' after event '%s'", p->s[p->i],
+			  ident);
+		goto out;
+	}
+
+	ev = list_add(p->list);
+	if (!ev) {
+		rc = perr(p, start, ENOMEM, "out of memory");
+		goto out;
+	}
+	pm_attr_init(&ev->attr);
+	ev->attr.size = PM_ATTR_SIZE_KNOWN;
+	ev->pos = start;
+	ev->group = p->list->n - 1;
+	ev->str = pm__strndup(p->s + start, p->i - start);
+	if (!ev->str) {
+		rc = perr(p, start, ENOMEM, "out of memory");
+		goto out;
+	}
+
+	if (slash && p->pmus)
+		pmu = pm_pmu_find(p->pmus, ident);
+	gen = pmu ? NULL : pm__generic_find(name, nlen);
+	if (pmu) {
+		rc = build_pmu_event(p, ev, pmu, &ts);
+	} else if (gen) {
+		ev->attr.type = gen->type;
+		ev->attr.config = gen->config;
+		rc = build_plain_event(p, ev, &ts);
+	} else if (parse_raw(name, nlen, &raw)) {
+		ev->attr.type = PM_TYPE_RAW;
+		ev->attr.config = raw;
+		rc = build_plain_event(p, ev, &ts);
+	} else if (slash) {
+		rc = perr(p, start, PM_ERR_NO_PMU, "unknown PMU '%s'%s", ident,
+			  p->pmus ? "" : " (no PMUs were given)");
+	} else {
+		/* A bare alias name: the first PMU that has it. */
+		size_t n = p->pmus ? pm_pmu_list_count(p->pmus) : 0;
+
+		for (size_t i = 0; i < n && !pmu; i++) {
+			const pm_pmu *cand = pm_pmu_list_get(p->pmus, i);
+
+			if (pm_pmu_alias_find(cand, ident))
+				pmu = cand;
+		}
+		if (pmu) {
+			struct term t = { name, nlen, NULL, 0, start, start };
+
+			rc = terms_add(&ts, &t);
+			if (rc)
+				rc = perr(p, start, ENOMEM, "out of memory");
+			else
+				rc = build_pmu_event(p, ev, pmu, &ts);
+		} else {
+			rc = perr(p, start, PM_ERR_SYNTAX,
+				  "unknown event '%s' (not a generic name, raw rNNN, or an event "
+				  "of any PMU)",
+				  ident);
+		}
+	}
+	if (rc)
+		goto out;
+	if (mn)
+		rc = apply_mods(p, ev, mpos, mn);
+out:
+	free(ts.t);
+	return rc;
+}
+
+static int parse_group(struct parser *p)
+{
+	size_t gpos = p->i, first = p->list->n, mpos = 0, mn = 0;
+	int rc;
+
+	p->i++; /* '{' */
+	for (;;) {
+		if (p->i < p->len && p->s[p->i] == '{')
+			return perr(p, p->i, PM_ERR_SYNTAX, "groups cannot be nested");
+		rc = parse_event(p, true);
+		if (rc)
+			return rc;
+		if (p->i >= p->len)
+			return perr(p, p->i, PM_ERR_SYNTAX, "missing '}' for the group at byte %zu",
+				    gpos);
+		if (p->s[p->i] == '}')
+			break;
+		p->i++; /* ',' */
+	}
+	p->i++; /* '}' */
+	if (p->i < p->len && p->s[p->i] == ':') {
+		p->i++;
+		rc = read_mods(p, &mpos, &mn, true);
+		if (rc)
+			return rc;
+	}
+	if (p->i < p->len && p->s[p->i] != ',')
+		return perr(p, p->i, PM_ERR_SYNTAX, "unexpected '%c' after group", p->s[p->i]);
+	for (size_t k = first; k < p->list->n; k++) {
+		struct pm_event *ev = &p->list->ev[k];
+
+		ev->group = first;
+		if (mn) {
+			rc = apply_mods(p, ev, mpos, mn);
+			if (rc)
+				return rc;
+		}
+		rc = finish_event(p, ev);
+		if (rc)
+			return rc;
+	}
+	if (p->list->n - first > 1)
+		p->list->ev[first].flags |= PM_EVENT_GROUP_LEADER;
+	/* ProfileMe events use the whole PMU: nothing else of that PMU beside them. */
+	for (size_t a = first; a < p->list->n; a++) {
+		for (size_t b = first; b < p->list->n; b++) {
+			const struct pm_event *ea = &p->list->ev[a], *eb = &p->list->ev[b];
+
+			if (a == b || !(ea->flags & PM_EVENT_PROFILEME))
+				continue;
+			if (pmu_key(p, ea) != pmu_key(p, eb))
+				continue;
+			return perr(p, PM_MAX(ea->pos, eb->pos), PM_ERR_PROFILEME,
+				    "ProfileMe event '%s' needs its PMU alone, but its group also "
+				    "has '%s' on the same PMU",
+				    ea->str, eb->str);
+		}
+	}
+	return 0;
+}
+
+static void list_free_events(struct pm_event_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->ev[i].str);
+		free(l->ev[i].name);
+	}
+	free(l->ev);
+}
+
+static void fill_error(struct pm_event_error *err, int code, size_t pos, const char *msg)
+{
+	struct pm_event_error e;
+
+	if (!err)
+		return;
+	memset(&e, 0, sizeof(e));
+	e.sz = sizeof(e);
+	e.code = code;
+	e.position = pos;
+	snprintf(e.message, sizeof(e.message), "%s", msg);
+	pm__struct_copy_out(err, err->sz, &e, sizeof(e));
+}
+
+int pm_event_parse(pm_event_list **out, const pm_pmu_list *pmus, const char *str,
+		   struct pm_event_error *err)
+{
+	struct parser p;
+	struct pm_event_list *l;
+	int rc;
+
+	if (err) {
+		rc = pm__struct_check(err, err->sz, sizeof(*err), sizeof(*err),
+				      "struct pm_event_error");
+		if (rc)
+			return rc;
+	}
+	if (!out || !str) {
+		rc = pm__err(EINVAL, "pm_event_parse: NULL argument");
+		fill_error(err, rc, 0, pm_errmsg());
+		return rc;
+	}
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		rc = pm__err(ENOMEM, "out of memory");
+		fill_error(err, rc, 0, pm_errmsg());
+		return rc;
+	}
+	memset(&p, 0, sizeof(p));
+	p.s = str;
+	p.len = strlen(str);
+	p.pmus = pmus;
+	p.list = l;
+
+	rc = 0;
+	if (!p.len)
+		rc = perr(&p, 0, PM_ERR_SYNTAX, "empty event string");
+	while (!rc) {
+		if (p.s[p.i] == '{') {
+			rc = parse_group(&p);
+		} else {
+			size_t first = l->n;
+
+			rc = parse_event(&p, false);
+			if (!rc)
+				rc = finish_event(&p, &l->ev[first]);
+		}
+		if (rc || p.i >= p.len)
+			break;
+		p.i++; /* ',' */
+		if (p.i >= p.len)
+			rc = perr(&p, p.i, PM_ERR_SYNTAX, "expected an event after ','");
+	}
+	if (rc) {
+		fill_error(err, rc, p.epos, p.emsg);
+		list_free_events(l);
+		free(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
+}
+
+void pm_event_list_free(pm_event_list *list)
+{
+	if (!list)
+		return;
+	list_free_events(list);
+	free(list);
+}
+
+size_t pm_event_list_count(const pm_event_list *list)
+{
+	return list ? list->n : 0;
+}
+
+const pm_event *pm_event_list_get(const pm_event_list *list, size_t index)
+{
+	if (!list || index >= list->n)
+		return NULL;
+	return &list->ev[index];
+}
+
+void pm_event_attr(const pm_event *ev, struct pm_attr *attr)
+{
+	if (!attr)
+		return;
+	if (!ev) {
+		pm_attr_init(attr);
+		return;
+	}
+	*attr = ev->attr;
+}
+
+const char *pm_event_string(const pm_event *ev)
+{
+	return ev ? ev->str : NULL;
+}
+
+const char *pm_event_name(const pm_event *ev)
+{
+	if (!ev)
+		return NULL;
+	return ev->name ? ev->name : ev->str;
+}
+
+const pm_pmu *pm_event_pmu(const pm_event *ev)
+{
+	return ev ? ev->pmu : NULL;
+}
+
+unsigned pm_event_flags(const pm_event *ev)
+{
+	return ev ? ev->flags : 0;
+}
+
+size_t pm_event_group(const pm_event *ev)
+{
+	return ev ? ev->group : 0;
+}
