@@ -80,13 +80,14 @@ int pm__alias_parse_terms(struct pm_alias *a, const char *text)
 		return pm__err(PM_ERR_FORMAT, "empty term list");
 	for (;;) {
 		struct pm_alias_term term = { 0 };
-		size_t ns = i;
+		size_t ns = i, nlen;
 		int err;
 
 		if (!is_alpha_(text[i]))
 			return pm__err(PM_ERR_FORMAT, "expected a term name at column %zu", i + 1);
 		while (is_alpha_(text[i]) || is_digit(text[i]) || text[i] == '-' || text[i] == '.')
 			i++;
+		nlen = i - ns;
 		if (text[i] == '=') {
 			size_t vs = ++i;
 
@@ -98,7 +99,7 @@ int pm__alias_parse_terms(struct pm_alias *a, const char *text)
 				if (err == -PM_ERR_RANGE)
 					return pm__err(PM_ERR_FORMAT,
 						       "value of term '%.*s' at column %zu does not fit in 64 bits",
-						       (int)PM_MIN(i - ns, (size_t)64), text + ns, vs + 1);
+						       (int)PM_MIN(nlen, (size_t)64), text + ns, vs + 1);
 				if (err)
 					return pm__err(PM_ERR_FORMAT,
 						       "expected a number or '?' at column %zu", vs + 1);
@@ -117,13 +118,7 @@ int pm__alias_parse_terms(struct pm_alias *a, const char *text)
 			a->terms = n;
 			cap = ncap;
 		}
-		{
-			size_t nlen = 0;
-
-			while (text[ns + nlen] != '=' && text[ns + nlen] != ',' && text[ns + nlen])
-				nlen++;
-			term.name = pm__strndup(text + ns, nlen);
-		}
+		term.name = pm__strndup(text + ns, nlen);
 		if (!term.name)
 			return -ENOMEM;
 		a->terms[a->nterms++] = term;

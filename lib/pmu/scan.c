@@ -517,6 +517,11 @@ static int cmp_cap(const void *a, const void *b)
 	return strcmp(((const struct pm_pmu_cap *)a)->name, ((const struct pm_pmu_cap *)b)->name);
 }
 
+static int cmp_diag(const void *a, const void *b)
+{
+	return strcmp(((const struct pm_pmu_diag *)a)->file, ((const struct pm_pmu_diag *)b)->file);
+}
+
 static int cmp_pmu(const void *a, const void *b)
 {
 	return strcmp(((const struct pm_pmu *)a)->name, ((const struct pm_pmu *)b)->name);
@@ -567,6 +572,8 @@ static int scan_pmu(struct pm_pmu *p, const char *devdir, const char *name)
 		qsort(p->aliases, p->naliases, sizeof(*p->aliases), cmp_alias);
 	if (p->ncaps)
 		qsort(p->caps, p->ncaps, sizeof(*p->caps), cmp_cap);
+	if (p->ndiags)
+		qsort(p->diags, p->ndiags, sizeof(*p->diags), cmp_diag);
 	return 0;
 }
 
