@@ -11,5 +11,7 @@
 #include <profileme/attr.h>
 #include <profileme/pmu.h>
 #include <profileme/event.h>
+#include <profileme/raw.h>
+#include <profileme/symbol.h>
 
 #endif /* PROFILEME_PROFILEME_H */
