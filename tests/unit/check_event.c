@@ -1,0 +1,760 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* Tests of the event module: perf-syntax event strings <-> pm_attr. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <profileme/profileme.h>
+
+#include "internal/pm_internal.h"
+#include "pm_check.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+
+static struct pm_event_error err;
+static pm_event_list *list;
+
+/* Parse; return the code, keep the list in `list` and the error in `err`. */
+static int parse(const pm_pmu_list *pmus, const char *s)
+{
+	pm_event_list_free(list);
+	list = NULL;
+	memset(&err, 0, sizeof(err));
+	err.sz = sizeof(err);
+	return pm_event_parse(&list, pmus, s, &err);
+}
+
+/* Parse one event that must succeed; return its attr. */
+static struct pm_attr attr_of(const pm_pmu_list *pmus, const char *s)
+{
+	struct pm_attr a;
+	int rc = parse(pmus, s);
+
+	ck_assert_msg(rc == 0, "'%s' failed: %d %s (pos %zu)", s, rc, err.message, err.position);
+	ck_assert_uint_ge(pm_event_list_count(list), 1);
+	pm_event_attr(pm_event_list_get(list, 0), &a);
+	ck_assert_uint_eq(a.size, PM_ATTR_SIZE_KNOWN);
+	return a;
+}
+
+static unsigned flags_of(size_t i)
+{
+	return pm_event_flags(pm_event_list_get(list, i));
+}
+
+/* Expect a failure with the given code at the given byte offset. */
+#define expect_err(pmus, s, code_, pos)                                                   \
+	do {                                                                             \
+		int rc_ = parse((pmus), (s));                                            \
+		ck_assert_msg(rc_ == -(code_), "'%s': rc %d, want %d (%s)", (s), rc_,     \
+			      -(code_), err.message);                                     \
+		ck_assert_int_eq(err.code, -(code_));                                     \
+		ck_assert_msg(err.position == (size_t)(pos), "'%s': position %zu, want %zu (%s)", \
+			      (s), err.position, (size_t)(pos), err.message);            \
+		ck_assert_ptr_null(list);                                                \
+		ck_assert_msg(err.message[0] != 0, "no message");                        \
+	} while (0)
+
+#define HAS(a, bit) (((a).flags & (bit)) != 0)
+
+static char tree[256];
+
+static void put(const char *rel, const char *text)
+{
+	char path[PATH_MAX + 256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	for (char *s = path + strlen(tree) + 1; *s; s++) {
+		if (*s == '/') {
+			*s = 0;
+			mkdir(path, 0755);
+			*s = '/';
+		}
+	}
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+#define DEV "bus/event_source/devices/"
+
+/* A private sysfs tree with PMUs whose every file the tests choose:
+ *   cpu     type 4, event config:0-7, umask config:8-15, edge config:18,
+ *           inv config:23, cmask config:24-31, ldlat config1:0-15;
+ *           events mem-loads, cycles-ct (with in_tx), thresh (cmask=?)
+ *   amdx    type 9, event config:0-7,32-35 (split), umask config:8-15
+ *   uncore_imc type 12, event config:0-7, umask config:8-15, cpumask;
+ *           events cas_count_read
+ *   alpha   type 13 with a profileme format (config:8) and caps/max_precise 2
+ */
+static pm_pmu_list *make_tree(void)
+{
+	pm_pmu_list *pmus = NULL;
+
+	snprintf(tree, sizeof(tree), "/tmp/pm_check_event.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tree));
+	put(DEV "cpu/type", "4\n");
+	put(DEV "cpu/format/event", "config:0-7\n");
+	put(DEV "cpu/format/umask", "config:8-15\n");
+	put(DEV "cpu/format/edge", "config:18\n");
+	put(DEV "cpu/format/inv", "config:23\n");
+	put(DEV "cpu/format/cmask", "config:24-31\n");
+	put(DEV "cpu/format/ldlat", "config1:0-15\n");
+	put(DEV "cpu/format/in_tx", "config:32\n");
+	put(DEV "cpu/events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n");
+	put(DEV "cpu/events/cycles-ct", "event=0x3c,in_tx=1\n");
+	put(DEV "cpu/events/thresh", "event=0x11,cmask=?\n");
+	put(DEV "amdx/type", "9\n");
+	put(DEV "amdx/format/event", "config:0-7,32-35\n");
+	put(DEV "amdx/format/umask", "config:8-15\n");
+	put(DEV "uncore_imc/type", "12\n");
+	put(DEV "uncore_imc/cpumask", "0\n");
+	put(DEV "uncore_imc/format/event", "config:0-7\n");
+	put(DEV "uncore_imc/format/umask", "config:8-15\n");
+	put(DEV "uncore_imc/events/cas_count_read", "event=0x04,umask=0x03\n");
+	put(DEV "alpha/type", "13\n");
+	put(DEV "alpha/format/event", "config:0-7\n");
+	put(DEV "alpha/format/profileme", "config:8\n");
+	put(DEV "alpha/caps/max_precise", "2\n");
+	ck_assert_int_eq(pm_pmu_scan(&pmus, tree), 0);
+	return pmus;
+}
+
+static void drop_tree(pm_pmu_list *pmus)
+{
+	char cmd[PATH_MAX + 16];
+
+	pm_pmu_list_free(pmus);
+	if (strncmp(tree, "/tmp/pm_check_event.", 20) == 0) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	pm_event_list_free(list);
+	list = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Generic, raw                                                        */
+
+START_TEST(test_generic_names)
+{
+	/* Values from the perf ABI (perf_hw_id / perf_sw_ids). */
+	static const struct { const char *s; uint32_t type; uint64_t config; } g[] = {
+		{ "cycles", 0, 0 }, { "cpu-cycles", 0, 0 }, { "instructions", 0, 1 },
+		{ "cache-references", 0, 2 }, { "cache-misses", 0, 3 },
+		{ "branch-instructions", 0, 4 }, { "branches", 0, 4 }, { "branch-misses", 0, 5 },
+		{ "bus-cycles", 0, 6 }, { "stalled-cycles-frontend", 0, 7 },
+		{ "stalled-cycles-backend", 0, 8 }, { "ref-cycles", 0, 9 },
+		{ "cpu-clock", 1, 0 }, { "task-clock", 1, 1 }, { "page-faults", 1, 2 },
+		{ "faults", 1, 2 }, { "context-switches", 1, 3 }, { "cs", 1, 3 },
+		{ "cpu-migrations", 1, 4 }, { "migrations", 1, 4 }, { "minor-faults", 1, 5 },
+		{ "major-faults", 1, 6 }, { "alignment-faults", 1, 7 },
+		{ "emulation-faults", 1, 8 }, { "dummy", 1, 9 }, { "bpf-output", 1, 10 },
+	};
+
+	for (size_t i = 0; i < PM_ARRAY_SIZE(g); i++) {
+		struct pm_attr a = attr_of(NULL, g[i].s);
+
+		ck_assert_uint_eq(a.type, g[i].type);
+		ck_assert_uint_eq(a.config, g[i].config);
+		ck_assert_uint_eq(a.flags, 0);
+		ck_assert_uint_eq(a.sample_period, 0);
+		ck_assert_uint_eq(flags_of(0), 0);
+		ck_assert_ptr_null(pm_event_pmu(pm_event_list_get(list, 0)));
+		ck_assert_str_eq(pm_event_string(pm_event_list_get(list, 0)), g[i].s);
+	}
+}
+END_TEST
+
+START_TEST(test_generic_terms)
+{
+	struct pm_attr a = attr_of(NULL, "cycles/period=100/");
+
+	ck_assert_uint_eq(a.type, 0);
+	ck_assert_uint_eq(a.sample_period, 100);
+	ck_assert(!HAS(a, PM_ATTR_FREQ));
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PERIOD_SET);
+
+	a = attr_of(NULL, "instructions/freq=4000/u");
+	ck_assert_uint_eq(a.config, 1);
+	ck_assert_uint_eq(a.sample_period, 4000);
+	ck_assert(HAS(a, PM_ATTR_FREQ));
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_FREQ_SET);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL) && HAS(a, PM_ATTR_EXCLUDE_HV));
+	ck_assert(!HAS(a, PM_ATTR_EXCLUDE_USER));
+
+	/* the last of period/freq wins */
+	a = attr_of(NULL, "cycles/freq=10,period=0x20/");
+	ck_assert_uint_eq(a.sample_period, 0x20);
+	ck_assert(!HAS(a, PM_ATTR_FREQ));
+
+	a = attr_of(NULL, "task-clock/name=mine,config1=7,config2=0x8,config3=9/:k");
+	ck_assert_uint_eq(a.type, 1);
+	ck_assert_uint_eq(a.config, 1);
+	ck_assert_uint_eq(a.config1, 7);
+	ck_assert_uint_eq(a.config2, 8);
+	ck_assert_uint_eq(a.config3, 9);
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 0)), "mine");
+	ck_assert_str_eq(pm_event_string(pm_event_list_get(list, 0)),
+			 "task-clock/name=mine,config1=7,config2=0x8,config3=9/:k");
+
+	a = attr_of(NULL, "cycles/name='a b',config=5/");
+	ck_assert_uint_eq(a.config, 5);
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 0)), "a b");
+
+	/* no period/freq: both 0 */
+	a = attr_of(NULL, "cycles//");
+	ck_assert_uint_eq(a.sample_period, 0);
+	ck_assert(!HAS(a, PM_ATTR_FREQ));
+}
+END_TEST
+
+START_TEST(test_raw)
+{
+	struct pm_attr a = attr_of(NULL, "r1a");
+
+	ck_assert_uint_eq(a.type, PM_TYPE_RAW);
+	ck_assert_uint_eq(a.config, 0x1a);
+	a = attr_of(NULL, "r0x1A2b");
+	ck_assert_uint_eq(a.config, 0x1a2b);
+	a = attr_of(NULL, "rffffffffffffffff:u");
+	ck_assert_uint_eq(a.config, UINT64_MAX);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL));
+	a = attr_of(NULL, "r3c/period=5/");
+	ck_assert_uint_eq(a.config, 0x3c);
+	ck_assert_uint_eq(a.sample_period, 5);
+	/* 17 hex digits is not a raw event */
+	expect_err(NULL, "r1ffffffffffffffff", PM_ERR_SYNTAX, 0);
+	expect_err(NULL, "rxyz", PM_ERR_SYNTAX, 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Modifiers                                                           */
+
+START_TEST(test_modifiers_ukh)
+{
+	static const struct { const char *m; int eu, ek, eh; } t[] = {
+		{ "u", 0, 1, 1 }, { "k", 1, 0, 1 }, { "h", 1, 1, 0 }, { "uk", 0, 0, 1 },
+		{ "ku", 0, 0, 1 }, { "kh", 1, 0, 0 }, { "ukh", 0, 0, 0 }, { "uh", 0, 1, 0 },
+	};
+	char s[32];
+
+	for (size_t i = 0; i < PM_ARRAY_SIZE(t); i++) {
+		struct pm_attr a;
+
+		snprintf(s, sizeof(s), "cycles:%s", t[i].m);
+		a = attr_of(NULL, s);
+		ck_assert_int_eq(HAS(a, PM_ATTR_EXCLUDE_USER), t[i].eu);
+		ck_assert_int_eq(HAS(a, PM_ATTR_EXCLUDE_KERNEL), t[i].ek);
+		ck_assert_int_eq(HAS(a, PM_ATTR_EXCLUDE_HV), t[i].eh);
+		ck_assert(!HAS(a, PM_ATTR_EXCLUDE_GUEST) && !HAS(a, PM_ATTR_EXCLUDE_HOST));
+	}
+}
+END_TEST
+
+START_TEST(test_modifiers_other)
+{
+	struct pm_attr a = attr_of(NULL, "cycles:G");
+
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_HOST) && !HAS(a, PM_ATTR_EXCLUDE_GUEST));
+	a = attr_of(NULL, "cycles:H");
+	ck_assert(!HAS(a, PM_ATTR_EXCLUDE_HOST) && HAS(a, PM_ATTR_EXCLUDE_GUEST));
+	a = attr_of(NULL, "cycles:GH");
+	ck_assert(!HAS(a, PM_ATTR_EXCLUDE_HOST) && !HAS(a, PM_ATTR_EXCLUDE_GUEST));
+	a = attr_of(NULL, "cycles:I");
+	ck_assert_uint_eq(a.flags, PM_ATTR_EXCLUDE_IDLE);
+	a = attr_of(NULL, "cycles:p");
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 1);
+	a = attr_of(NULL, "cycles:pp");
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 2);
+	a = attr_of(NULL, "cycles:ppp");
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 3);
+	a = attr_of(NULL, "cycles:upkp");
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 2);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_HV) && !HAS(a, PM_ATTR_EXCLUDE_USER));
+	/* P without PMU information: precise_ip 3, to be probed down by the caller */
+	a = attr_of(NULL, "cycles:P");
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 3);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PRECISE_MAX);
+	a = attr_of(NULL, "cycles:S");
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_SAMPLE_READ);
+	ck_assert_uint_eq(a.flags, 0);
+	a = attr_of(NULL, "cycles:D");
+	ck_assert_uint_eq(a.flags, PM_ATTR_PINNED);
+	a = attr_of(NULL, "cycles:e");
+	ck_assert_uint_eq(a.flags, PM_ATTR_EXCLUSIVE);
+	a = attr_of(NULL, "cycles:uDeI");
+	ck_assert_uint_eq(a.flags, PM_ATTR_PINNED | PM_ATTR_EXCLUSIVE | PM_ATTR_EXCLUDE_IDLE |
+					   PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV);
+}
+END_TEST
+
+START_TEST(test_modifier_errors)
+{
+	expect_err(NULL, "cycles:pppp", PM_ERR_RANGE, 10);
+	expect_err(NULL, "cycles:z", PM_ERR_SYNTAX, 7);
+	expect_err(NULL, "cycles:uZ", PM_ERR_SYNTAX, 8);
+	expect_err(NULL, "cycles:uu", PM_ERR_SYNTAX, 8);
+	expect_err(NULL, "cycles:kuk", PM_ERR_SYNTAX, 9);
+	expect_err(NULL, "cycles:", PM_ERR_SYNTAX, 7);
+	expect_err(NULL, "cycles/period=1/:", PM_ERR_SYNTAX, 17);
+	expect_err(NULL, "{cycles}:pppp", PM_ERR_RANGE, 12);
+	/* group p adds to the member's own */
+	expect_err(NULL, "{cycles:pp}:pp", PM_ERR_RANGE, 13);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Groups and lists                                                    */
+
+START_TEST(test_groups)
+{
+	struct pm_attr a, b;
+
+	ck_assert_int_eq(parse(NULL, "{cycles,instructions:k}:u,cs"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 3);
+	pm_event_attr(pm_event_list_get(list, 0), &a);
+	pm_event_attr(pm_event_list_get(list, 1), &b);
+	/* cycles: fresh, so u sets exclude_kernel|hv */
+	ck_assert(!HAS(a, PM_ATTR_EXCLUDE_USER) && HAS(a, PM_ATTR_EXCLUDE_KERNEL) &&
+		  HAS(a, PM_ATTR_EXCLUDE_HV));
+	/* instructions:k already excluded user|hv; the group's u clears user */
+	ck_assert(!HAS(b, PM_ATTR_EXCLUDE_USER) && !HAS(b, PM_ATTR_EXCLUDE_KERNEL) &&
+		  HAS(b, PM_ATTR_EXCLUDE_HV));
+	ck_assert_uint_eq(pm_event_group(pm_event_list_get(list, 0)), 0);
+	ck_assert_uint_eq(pm_event_group(pm_event_list_get(list, 1)), 0);
+	ck_assert_uint_eq(pm_event_group(pm_event_list_get(list, 2)), 2);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_GROUP_LEADER);
+	ck_assert_uint_eq(flags_of(1), 0);
+	ck_assert_uint_eq(flags_of(2), 0);
+	ck_assert_str_eq(pm_event_string(pm_event_list_get(list, 1)), "instructions:k");
+	ck_assert_ptr_null(pm_event_list_get(list, 3));
+
+	/* a group of one is not flagged as leader */
+	ck_assert_int_eq(parse(NULL, "{cycles}:S"), 0);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_SAMPLE_READ);
+
+	ck_assert_int_eq(parse(NULL, "cs,{cycles,branches},{faults,dummy}"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 5);
+	ck_assert_uint_eq(pm_event_group(pm_event_list_get(list, 2)), 1);
+	ck_assert_uint_eq(pm_event_group(pm_event_list_get(list, 4)), 3);
+}
+END_TEST
+
+START_TEST(test_syntax_errors)
+{
+	expect_err(NULL, "", PM_ERR_SYNTAX, 0);
+	expect_err(NULL, "cycles,", PM_ERR_SYNTAX, 7);
+	expect_err(NULL, ",cycles", PM_ERR_SYNTAX, 0);
+	expect_err(NULL, "cycles instructions", PM_ERR_SYNTAX, 6);
+	expect_err(NULL, "cycles/period=1", PM_ERR_SYNTAX, 15);
+	expect_err(NULL, "cycles/period=/", PM_ERR_SYNTAX, 14);
+	expect_err(NULL, "cycles/period=12abc/", PM_ERR_SYNTAX, 14);
+	expect_err(NULL, "cycles/period=0x/", PM_ERR_SYNTAX, 14);
+	expect_err(NULL, "cycles/period=99999999999999999999/", PM_ERR_RANGE, 14);
+	expect_err(NULL, "cycles/period=0x10000000000000000/", PM_ERR_RANGE, 14);
+	expect_err(NULL, "cycles/period/", PM_ERR_SYNTAX, 7);
+	expect_err(NULL, "cycles/,period=1/", PM_ERR_SYNTAX, 7);
+	expect_err(NULL, "cycles/name='x/", PM_ERR_SYNTAX, 12);
+	expect_err(NULL, "cycles/bogus=1/", PM_ERR_UNKNOWN_TERM, 7);
+	expect_err(NULL, "cycles/period=1,umask=1/", PM_ERR_UNKNOWN_TERM, 16);
+	expect_err(NULL, "nosuchevent", PM_ERR_SYNTAX, 0);
+	expect_err(NULL, "cycles,nosuchevent:u", PM_ERR_SYNTAX, 7);
+	expect_err(NULL, "nopmu/event=1/", PM_ERR_NO_PMU, 0);
+	expect_err(NULL, "cs,nopmu//", PM_ERR_NO_PMU, 3);
+	expect_err(NULL, "{cycles,instructions", PM_ERR_SYNTAX, 20);
+	expect_err(NULL, "{cycles,{cs}}", PM_ERR_SYNTAX, 8);
+	expect_err(NULL, "{}", PM_ERR_SYNTAX, 1);
+	expect_err(NULL, "{cycles}x", PM_ERR_SYNTAX, 8);
+	expect_err(NULL, "cycles}", PM_ERR_SYNTAX, 6);
+	expect_err(NULL, "cycles/period=1/x/", PM_ERR_SYNTAX, 17);
+	/* the unknown-term message lists the valid built-ins */
+	expect_err(NULL, "cycles/bogus=1/", PM_ERR_UNKNOWN_TERM, 7);
+	ck_assert_ptr_nonnull(strstr(err.message, "period"));
+	ck_assert_ptr_nonnull(strstr(err.message, "config1"));
+	ck_assert_ptr_nonnull(strstr(err.message, "bogus"));
+}
+END_TEST
+
+START_TEST(test_error_struct)
+{
+	struct { struct pm_event_error e; char extra[16]; } big;
+	pm_event_list *l = (pm_event_list *)1;
+
+	/* NULL err is fine */
+	ck_assert_int_eq(pm_event_parse(&l, NULL, "cycles:z", NULL), -PM_ERR_SYNTAX);
+	ck_assert_ptr_null(l);
+	ck_assert_ptr_nonnull(strstr(pm_errmsg(), "modifier"));
+	/* too small */
+	memset(&err, 0, sizeof(err));
+	err.sz = sizeof(err) - 1;
+	ck_assert_int_eq(pm_event_parse(&l, NULL, "cycles", &err), -PM_ERR_STRUCT_SIZE);
+	/* larger with a zero tail: accepted, tail stays zero */
+	memset(&big, 0, sizeof(big));
+	big.e.sz = sizeof(big);
+	ck_assert_int_eq(pm_event_parse(&l, NULL, "cycles:q", &big.e), -PM_ERR_SYNTAX);
+	ck_assert_uint_eq(big.e.sz, sizeof(big));
+	ck_assert_uint_eq(big.e.position, 7);
+	for (size_t i = 0; i < sizeof(big.extra); i++)
+		ck_assert_int_eq(big.extra[i], 0);
+	/* larger with a non-zero tail: refused */
+	big.extra[3] = 1;
+	ck_assert_int_eq(pm_event_parse(&l, NULL, "cycles", &big.e), -PM_ERR_STRUCT_SIZE);
+	ck_assert_int_eq(pm_event_parse(NULL, NULL, "cycles", NULL), -EINVAL);
+	ck_assert_int_eq(pm_event_parse(&l, NULL, NULL, NULL), -EINVAL);
+	/* NULL-safe accessors */
+	pm_event_list_free(NULL);
+	ck_assert_uint_eq(pm_event_list_count(NULL), 0);
+	ck_assert_ptr_null(pm_event_list_get(NULL, 0));
+	ck_assert_uint_eq(pm_event_flags(NULL), 0);
+	ck_assert_ptr_null(pm_event_string(NULL));
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* PMU events (private tree)                                           */
+
+START_TEST(test_pmu_terms)
+{
+	pm_pmu_list *pmus = make_tree();
+	struct pm_attr a;
+
+	a = attr_of(pmus, "cpu/event=0x3c,umask=0x1/uk");
+	ck_assert_uint_eq(a.type, 4);
+	ck_assert_uint_eq(a.config, 0x013c);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_HV) && !HAS(a, PM_ATTR_EXCLUDE_USER));
+	ck_assert_str_eq(pm_pmu_name(pm_event_pmu(pm_event_list_get(list, 0))), "cpu");
+
+	/* bare one-bit fields, cmask, config1 field */
+	a = attr_of(pmus, "cpu/event=0xc0,edge,inv,cmask=2,ldlat=0x20/");
+	ck_assert_uint_eq(a.config, 0xc0 | (1u << 18) | (1u << 23) | (2u << 24));
+	ck_assert_uint_eq(a.config1, 0x20);
+
+	/* config= first, then fields replace their bits */
+	a = attr_of(pmus, "cpu/umask=0x2,config=0xffff/");
+	ck_assert_uint_eq(a.config, 0x02ff);
+
+	/* the last of two user terms wins */
+	a = attr_of(pmus, "cpu/event=1,event=2/");
+	ck_assert_uint_eq(a.config, 2);
+
+	/* pmu// and pmu//mods */
+	a = attr_of(pmus, "cpu//");
+	ck_assert_uint_eq(a.type, 4);
+	ck_assert_uint_eq(a.config, 0);
+	a = attr_of(pmus, "cpu//k");
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_USER));
+
+	/* uncore_ prefix may be left out */
+	a = attr_of(pmus, "imc/event=0x4/");
+	ck_assert_uint_eq(a.type, 12);
+	ck_assert_uint_eq(a.config, 4);
+
+	/* split field: event bits 8-11 go to config:32-35 */
+	a = attr_of(pmus, "amdx/event=0x1d6,umask=0x3/");
+	ck_assert_uint_eq(a.type, 9);
+	ck_assert_uint_eq(a.config, 0xd6 | (0x3u << 8) | (1ULL << 32));
+	a = attr_of(pmus, "amdx/event=0xfff/");
+	ck_assert_uint_eq(a.config, 0xff | (0xfULL << 32));
+
+	/* a generic name with a PMU list still is generic */
+	a = attr_of(pmus, "cycles");
+	ck_assert_uint_eq(a.type, 0);
+	drop_tree(pmus);
+}
+END_TEST
+
+START_TEST(test_pmu_errors)
+{
+	pm_pmu_list *pmus = make_tree();
+
+	expect_err(pmus, "cpu/event=0x100/", PM_ERR_RANGE, 10);
+	ck_assert_ptr_nonnull(strstr(err.message, "event"));
+	ck_assert_ptr_nonnull(strstr(err.message, "0xff"));
+	expect_err(pmus, "amdx/event=0x1000/", PM_ERR_RANGE, 11);
+	ck_assert_ptr_nonnull(strstr(err.message, "0xfff"));
+	ck_assert_ptr_nonnull(strstr(err.message, "config:0-7,32-35"));
+	/* bare term on a multi-bit field */
+	expect_err(pmus, "cpu/event=1,umask/", PM_ERR_SYNTAX, 12);
+	ck_assert_ptr_nonnull(strstr(err.message, "umask"));
+	/* unknown term: lists formats and aliases */
+	expect_err(pmus, "cpu/event=1,bogus=3/", PM_ERR_UNKNOWN_TERM, 12);
+	ck_assert_ptr_nonnull(strstr(err.message, "bogus"));
+	ck_assert_ptr_nonnull(strstr(err.message, "umask"));
+	ck_assert_ptr_nonnull(strstr(err.message, "mem-loads"));
+	expect_err(pmus, "nopmu/event=1/", PM_ERR_NO_PMU, 0);
+	ck_assert_ptr_nonnull(strstr(err.message, "nopmu"));
+	/* an alias takes no value */
+	expect_err(pmus, "cpu/mem-loads=1/", PM_ERR_SYNTAX, 14);
+	/* '?' is not a user value */
+	expect_err(pmus, "cpu/event=?/", PM_ERR_SYNTAX, 10);
+	/* the ProfileMe bit only where the PMU has it */
+	expect_err(pmus, "cpu/event=1,profileme/", PM_ERR_UNKNOWN_TERM, 12);
+	drop_tree(pmus);
+}
+END_TEST
+
+START_TEST(test_aliases)
+{
+	pm_pmu_list *pmus = make_tree();
+	struct pm_attr a;
+
+	a = attr_of(pmus, "cpu/mem-loads/");
+	ck_assert_uint_eq(a.config, 0x01cd);
+	ck_assert_uint_eq(a.config1, 3);
+	/* case-insensitive */
+	a = attr_of(pmus, "cpu/MEM-LOADS/pp");
+	ck_assert_uint_eq(a.config, 0x01cd);
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 2);
+	/* alias mixed with terms; the user's ldlat replaces the alias's (perf 6.1 ORs: 3|0x10) */
+	a = attr_of(pmus, "cpu/mem-loads,ldlat=0x10/");
+	ck_assert_uint_eq(a.config1, 0x10);
+	/* wherever the user's term is written */
+	a = attr_of(pmus, "cpu/umask=0x2,mem-loads/");
+	ck_assert_uint_eq(a.config, 0x02cd);
+	a = attr_of(pmus, "cpu/mem-loads,cmask=1,period=1000/");
+	ck_assert_uint_eq(a.config, 0x01cd | (1u << 24));
+	ck_assert_uint_eq(a.sample_period, 1000);
+	a = attr_of(pmus, "cpu/cycles-ct/");
+	ck_assert_uint_eq(a.config, 0x3c | (1ULL << 32));
+	/* '?' parameter: needed */
+	a = attr_of(pmus, "cpu/thresh,cmask=5/");
+	ck_assert_uint_eq(a.config, 0x11 | (5u << 24));
+	expect_err(pmus, "cpu/thresh/", EINVAL, 4);
+	ck_assert_ptr_nonnull(strstr(err.message, "cmask"));
+	expect_err(pmus, "cpu/event=1,thresh/u", EINVAL, 12);
+	/* bare alias name, and the uncore alias */
+	a = attr_of(pmus, "mem-loads:u");
+	ck_assert_uint_eq(a.type, 4);
+	ck_assert_uint_eq(a.config, 0x01cd);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL));
+	a = attr_of(pmus, "uncore_imc/cas_count_read/");
+	ck_assert_uint_eq(a.type, 12);
+	ck_assert_uint_eq(a.config, 0x0304);
+	/* an alias whose value does not fit */
+	put(DEV "cpu/events/toobig", "event=0x1ff\n");
+	{
+		pm_pmu_list *p2 = NULL;
+
+		ck_assert_int_eq(pm_pmu_scan(&p2, tree), 0);
+		expect_err(p2, "cpu/umask=1,toobig/", PM_ERR_RANGE, 12);
+		ck_assert_ptr_nonnull(strstr(err.message, "toobig"));
+		/* unless the user's term replaces it */
+		a = attr_of(p2, "cpu/toobig,event=0x12/");
+		ck_assert_uint_eq(a.config, 0x12);
+		pm_event_list_free(list);
+		list = NULL;
+		pm_pmu_list_free(p2);
+	}
+	drop_tree(pmus);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* ProfileMe                                                           */
+
+START_TEST(test_profileme)
+{
+	pm_pmu_list *pmus = make_tree();
+	struct pm_attr a;
+
+	a = attr_of(pmus, "alpha/event=0x2,profileme/");
+	ck_assert_uint_eq(a.type, 13);
+	ck_assert_uint_eq(a.config, 0x102);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	ck_assert_uint_eq(a.sample_period, 0); /* no period set: left 0 */
+
+	/* precise selects ProfileMe, config left alone */
+	a = attr_of(pmus, "alpha/event=0x2/p");
+	ck_assert_uint_eq(a.config, 0x2);
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 1);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	/* P: caps/max_precise (2) */
+	a = attr_of(pmus, "alpha/event=0x2/P");
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 2);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_PRECISE_MAX);
+	/* not ProfileMe without the bit or precise */
+	a = attr_of(pmus, "alpha/event=0x2,period=1000/u");
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PERIOD_SET);
+	/* config= that sets the bit counts too */
+	a = attr_of(pmus, "alpha/config=0x101/");
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	/* never on a PMU without the format */
+	a = attr_of(pmus, "cpu/event=0x2/ppp");
+	ck_assert_uint_eq(flags_of(0), 0);
+
+	/* must sample */
+	a = attr_of(pmus, "alpha/event=0x2,profileme,period=10000/");
+	ck_assert_uint_eq(a.sample_period, 10000);
+	expect_err(pmus, "alpha/event=0x2,profileme,period=0/", PM_ERR_PROFILEME, 26);
+	ck_assert_ptr_nonnull(strstr(err.message, "sample"));
+	expect_err(pmus, "alpha/event=0x2,period=0/pp", PM_ERR_PROFILEME, 16);
+	expect_err(pmus, "alpha/freq=0,event=1/P", PM_ERR_PROFILEME, 6);
+	expect_err(pmus, "cs,{alpha/event=1,period=0/}:p", PM_ERR_PROFILEME, 18);
+
+	/* alone in its group on its PMU */
+	expect_err(pmus, "{alpha/event=0x2,profileme/,alpha/event=0x3/}", PM_ERR_PROFILEME, 28);
+	ck_assert_ptr_nonnull(strstr(err.message, "group"));
+	expect_err(pmus, "{alpha/event=0x3/,alpha/event=0x2/p}", PM_ERR_PROFILEME, 18);
+	expect_err(pmus, "{alpha/event=0x3/,alpha/event=0x2/}:p", PM_ERR_PROFILEME, 18);
+	/* beside events of other PMUs: fine */
+	ck_assert_int_eq(parse(pmus, "{alpha/event=0x2,profileme/,cs,cpu/event=1/}"), 0);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_GROUP_LEADER);
+	/* two separate events are not a group */
+	ck_assert_int_eq(parse(pmus, "alpha/event=0x2,profileme/,alpha/event=0x3/"), 0);
+	drop_tree(pmus);
+}
+END_TEST
+
+/* Alpha's core PMU (type 4, "cpu"): generic and raw events are its too. */
+START_TEST(test_profileme_core)
+{
+	pm_pmu_list *pmus = NULL;
+	struct pm_attr a;
+
+	snprintf(tree, sizeof(tree), "/tmp/pm_check_event.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tree));
+	put(DEV "cpu/type", "4\n");
+	put(DEV "cpu/format/event", "config:0-7\n");
+	put(DEV "cpu/format/profileme", "config:8\n");
+	put(DEV "software/type", "1\n");
+	ck_assert_int_eq(pm_pmu_scan(&pmus, tree), 0);
+
+	a = attr_of(pmus, "cycles:p");
+	ck_assert_uint_eq(a.type, 0);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	/* P without caps/max_precise: 3 (the caller probes down on a live system) */
+	a = attr_of(pmus, "instructions:P");
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 3);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_PRECISE_MAX);
+	a = attr_of(pmus, "r108");
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	a = attr_of(pmus, "r8");
+	ck_assert_uint_eq(flags_of(0), 0);
+	a = attr_of(pmus, "cs:p");
+	ck_assert_uint_eq(flags_of(0), 0);
+	expect_err(pmus, "{cycles:p,instructions}", PM_ERR_PROFILEME, 10);
+	expect_err(pmus, "{r2,cpu/event=2,profileme/}", PM_ERR_PROFILEME, 4);
+	expect_err(pmus, "cycles/period=0/p", PM_ERR_PROFILEME, 7);
+	ck_assert_int_eq(parse(pmus, "{cycles:p,cs,task-clock}"), 0);
+	drop_tree(pmus);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* pm_attr_format and round trips                                      */
+
+static void round_trip(const pm_pmu_list *pmus, const char *s, const char *canon)
+{
+	struct pm_attr a, b;
+	char buf[512];
+	int n;
+
+	a = attr_of(pmus, s);
+	n = pm_attr_format(&a, pmus, buf, sizeof(buf));
+	ck_assert_msg(n > 0 && (size_t)n < sizeof(buf), "format '%s': %d", s, n);
+	ck_assert_uint_eq(strlen(buf), (size_t)n);
+	if (canon)
+		ck_assert_str_eq(buf, canon);
+	b = attr_of(pmus, buf);
+	ck_assert_msg(memcmp(&a, &b, sizeof(a)) == 0, "'%s' -> '%s' gives another attr", s, buf);
+}
+
+START_TEST(test_format_round_trip)
+{
+	pm_pmu_list *pmus = make_tree();
+	static const char *const s[] = {
+		"cycles", "instructions:u", "cache-misses:kh", "ref-cycles:GI",
+		"branches:H", "cpu-clock:ppp", "task-clock/period=1000/", "faults/freq=99/k",
+		"cs:De", "r1a", "r0xffffffffffffffff:u", "cycles/config1=3,config3=0x40/",
+		"cpu/event=0x3c,umask=0x1/uk", "cpu/mem-loads,ldlat=7/pp",
+		"cpu/event=0xc0,edge,inv,cmask=2/", "cpu/thresh,cmask=5/",
+		"cpu/config=0xff00000000000000/", "amdx/event=0xfd6,umask=0x81/G",
+		"uncore_imc/cas_count_read/", "alpha/event=0x2,profileme,period=9999/p",
+		"alpha/event=0x4,freq=1000/ukI", "cycles:uk", "cycles:ukh",
+	};
+
+	for (size_t i = 0; i < PM_ARRAY_SIZE(s); i++)
+		round_trip(pmus, s[i], NULL);
+	/* canonical forms (field order: the PMU's formats sorted by name) */
+	round_trip(pmus, "cycles", "cycles");
+	round_trip(pmus, "cycles:ku", "cycles:uk");
+	round_trip(pmus, "instructions/period=0x10/Hp", "instructions/period=16/:Hp");
+	round_trip(pmus, "cpu/umask=0x1,event=0x3c/uk", "cpu/event=0x3c,umask=0x1/uk");
+	round_trip(pmus, "cpu/cycles-ct/", "cpu/event=0x3c,in_tx/");
+	round_trip(pmus, "cpu/mem-loads/", "cpu/event=0xcd,ldlat=0x3,umask=0x1/");
+	round_trip(pmus, "alpha/profileme,event=2/", "alpha/event=0x2,profileme/");
+	round_trip(pmus, "amdx/event=0x1d6/", "amdx/event=0x1d6/");
+	round_trip(pmus, "r1a", "cpu/event=0x1a/"); /* cpu is type 4 here */
+	round_trip(NULL, "r1a:k", "r1a:k");
+	round_trip(NULL, "r1a/config1=2/", "r1a/config1=0x2/");
+	/* bits no format covers */
+	round_trip(pmus, "cpu/config=0x1000000000000ff/", "cpu/config=0x100000000000000,event=0xff/");
+	drop_tree(pmus);
+}
+END_TEST
+
+START_TEST(test_format_edges)
+{
+	struct pm_attr a;
+	char buf[8];
+	int n;
+
+	pm_attr_init(&a);
+	a.type = PM_TYPE_SOFTWARE;
+	a.config = 3;
+	n = pm_attr_format(&a, NULL, buf, sizeof(buf));
+	ck_assert_int_eq(n, (int)strlen("context-switches"));
+	ck_assert_str_eq(buf, "context"); /* the canonical name, truncated */
+	/* truncation: snprintf-like */
+	a.type = PM_TYPE_HARDWARE;
+	a.config = 7;
+	n = pm_attr_format(&a, NULL, buf, sizeof(buf));
+	ck_assert_int_eq(n, (int)strlen("stalled-cycles-frontend"));
+	ck_assert_str_eq(buf, "stalled");
+	ck_assert_int_eq(pm_attr_format(&a, NULL, NULL, 0), n);
+	/* nothing to name it with */
+	a.type = 77;
+	ck_assert_int_eq(pm_attr_format(&a, NULL, buf, sizeof(buf)), -PM_ERR_NO_PMU);
+	ck_assert_str_eq(buf, "");
+	a.type = PM_TYPE_HARDWARE;
+	a.config = 99;
+	ck_assert_int_eq(pm_attr_format(&a, NULL, buf, sizeof(buf)), -PM_ERR_NO_PMU);
+	ck_assert_int_eq(pm_attr_format(NULL, NULL, buf, sizeof(buf)), -EINVAL);
+}
+END_TEST
+
+static Suite *event_suite(void)
+{
+	Suite *s = suite_create("event");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_generic_names);
+	tcase_add_test(tc, test_generic_terms);
+	tcase_add_test(tc, test_raw);
+	tcase_add_test(tc, test_modifiers_ukh);
+	tcase_add_test(tc, test_modifiers_other);
+	tcase_add_test(tc, test_modifier_errors);
+	tcase_add_test(tc, test_groups);
+	tcase_add_test(tc, test_syntax_errors);
+	tcase_add_test(tc, test_error_struct);
+	tcase_add_test(tc, test_pmu_terms);
+	tcase_add_test(tc, test_pmu_errors);
+	tcase_add_test(tc, test_aliases);
+	tcase_add_test(tc, test_profileme);
+	tcase_add_test(tc, test_profileme_core);
+	tcase_add_test(tc, test_format_round_trip);
+	tcase_add_test(tc, test_format_edges);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+PM_TEST_MAIN(event_suite)
