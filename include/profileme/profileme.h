@@ -11,7 +11,10 @@
 #include <profileme/attr.h>
 #include <profileme/pmu.h>
 #include <profileme/event.h>
+#include <profileme/record.h>
+#include <profileme/file.h>
 #include <profileme/raw.h>
 #include <profileme/symbol.h>
+#include <profileme/ring.h>
 
 #endif /* PROFILEME_PROFILEME_H */

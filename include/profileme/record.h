@@ -19,7 +19,7 @@
  * branch stack, registers, user stack, AUX data, strings) are pointers into
  * the caller's span, and multi-byte values behind those pointers stay in the
  * recorded byte order; use the helpers (pm_sample_callchain_ip(),
- * pm_sample_branch_entry(), pm_sample_reg(), pm_read_value(), ...) to get
+ * pm_sample_branch_entry(), pm_sample_reg(), pm_read_value_get(), ...) to get
  * host values.  The pointers are valid as long as the caller's span is.
  *
  * Error codes (negated):
@@ -330,7 +330,7 @@ PM_API int pm_record_peek_id(const pm_sample_layout *layout, const void *rec, si
  * @brief read_format values (PERF_SAMPLE_READ in a sample, or a READ record).
  *
  * Without PM_FORMAT_GROUP there is one value (`nr` = 1).  Get each with
- * pm_read_value().
+ * pm_read_value_get().
  */
 struct pm_read {
 	uint64_t format;       /**< The attr's read_format (PM_FORMAT_*). */
@@ -342,7 +342,7 @@ struct pm_read {
 	int32_t big_endian;    /**< Byte order of @p data. */
 };
 
-/** @brief One read_format value (see pm_read_value()). */
+/** @brief One read_format value (see pm_read_value_get()). */
 struct pm_read_value {
 	size_t sz;      /**< Set by the caller: sizeof(struct pm_read_value). */
 	uint64_t value; /**< The counter value. */
@@ -474,22 +474,22 @@ PM_API int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *layout
 			   size_t len, int big_endian, size_t *err_off);
 
 /**
- * @brief **pm_read_value()** gets value @p i of a read_format block.
+ * @brief **pm_read_value_get()** gets value @p i of a read_format block.
  * @param r        the block (pm_sample::read or pm_record_read::values)
  * @param i        index, < r->nr
  * @param[out] out the value; `out->sz` set by the caller
  * @return 0; -EINVAL on NULL; -ERANGE if @p i >= nr; -PM_ERR_STRUCT_SIZE.
  * @since 0.1
  */
-PM_API int pm_read_value(const struct pm_read *r, uint64_t i, struct pm_read_value *out);
+PM_API int pm_read_value_get(const struct pm_read *r, uint64_t i, struct pm_read_value *out);
 
 /**
  * @brief **pm_sample_read_value()** gets value @p i of a sample's READ block
- *        (same as pm_read_value(&s->read, i, out)).
+ *        (same as pm_read_value_get(&s->read, i, out)).
  * @param s        the sample
  * @param i        index, < s->read.nr
  * @param[out] out the value; `out->sz` set by the caller
- * @return as pm_read_value(); -ENOENT if the sample has no READ.
+ * @return as pm_read_value_get(); -ENOENT if the sample has no READ.
  * @since 0.1
  */
 PM_API int pm_sample_read_value(const struct pm_sample *s, uint64_t i, struct pm_read_value *out);
@@ -845,14 +845,14 @@ struct pm_record_compressed {
  * One named member per record family; only the member for `header.type` is
  * filled (the others are zero).  `known` is 0 for a type this library does
  * not decode: then only the header, `bytes` and `body` are set (never an
- * error).  For PM_RECORD_SAMPLE only header/bytes/body are set: decode it
- * with pm_sample_parse().
+ * error).  For PM_RECORD_SAMPLE (known = 1) only header/bytes/body are set:
+ * decode it with pm_sample_parse().
  */
 struct pm_record {
 	size_t sz;                     /**< Set by the caller: sizeof(struct pm_record). */
 	struct pm_record_header header;
 	int32_t big_endian;            /**< Byte order (for helpers). */
-	int32_t known;                 /**< 1 if a family member below was filled. */
+	int32_t known;                 /**< 1 if this library knows the type (see above). */
 	const uint8_t *bytes;          /**< The whole record (header.size bytes). */
 	const uint8_t *body;           /**< After the header, up to the trailer. */
 	uint32_t body_size;            /**< Bytes at @p body. */
