@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* Internal view of the ring reader (lib/ring only). */
+#ifndef PM_RING_INT_H
+#define PM_RING_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <profileme/ring.h>
+
+struct pm_ring {
+	uint8_t *base;         /* control page */
+	uint8_t *data;         /* data area */
+	size_t size, mask;     /* data area size (power of two) */
+	uint64_t *head_p, *tail_p;
+	uint64_t pos;          /* next byte to read (free-running) */
+	uint64_t head;         /* forward: last data_head loaded */
+	uint64_t prev;         /* overwrite: head of the previous snapshot */
+	uint64_t end;          /* overwrite: end of the current snapshot */
+	uint64_t snap_head;    /* overwrite: head of the current snapshot */
+	bool overwrite, in_snapshot, broken;
+	int fd;                /* perf fd or -1 */
+	size_t map_len;        /* bytes to munmap at close, 0: caller memory */
+	struct pm_ring_stats st;
+	/* A record that wraps the end of the ring is copied here. */
+	uint64_t copy[PM_RING_MAX_RECORD / 8];
+};
+
+PM_HIDDEN int pm__ring_init(pm_ring **out, void *base, size_t page_size, size_t data_size,
+			    unsigned flags, int fd, size_t map_len);
+PM_HIDDEN void pm__ring_stats_add(struct pm_ring_stats *acc, const pm_ring *r);
+
+#endif /* PM_RING_INT_H */

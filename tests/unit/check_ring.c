@@ -1,0 +1,741 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * The ring reader against an in-memory ring fed by a producer thread that
+ * follows the kernel's protocol (read tail, write bytes, release-store head),
+ * then live tests of perf_event_open (skipped where it is missing).
+ *
+ * ThreadSanitizer: tests/perf/CMakeLists.txt builds this file a second time
+ * with -fsanitize=thread as test unit.ring_tsan (see docs/ring.md).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal/pm_internal.h"
+#include "pm_check.h"
+
+#include <profileme/ring.h>
+
+#define HEAD_OFF 1024
+#define TAIL_OFF 1032
+
+struct fake {
+	uint8_t *mem;
+	size_t page, size;
+	uint64_t *head, *tail;
+	const uint32_t *sizes;
+	size_t n;
+	int stop;
+};
+
+static uint8_t pat(uint64_t seq, size_t i)
+{
+	return (uint8_t)(seq * 31u + i * 7u + (i >> 8));
+}
+
+static void fake_init(struct fake *f, size_t data_size)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	void *m = NULL;
+
+	f->page = ps > 0 ? (size_t)ps : 4096;
+	f->size = data_size;
+	ck_assert_int_eq(posix_memalign(&m, f->page, f->page + data_size), 0);
+	memset(m, 0, f->page + data_size);
+	f->mem = m;
+	f->head = (uint64_t *)(void *)(f->mem + HEAD_OFF);
+	f->tail = (uint64_t *)(void *)(f->mem + TAIL_OFF);
+}
+
+/* Write len bytes at free-running position pos, wrapping. */
+static void fake_put(struct fake *f, uint64_t pos, const uint8_t *src, size_t len)
+{
+	uint8_t *data = f->mem + f->page;
+	size_t o = (size_t)(pos & (f->size - 1)), first = len < f->size - o ? len : f->size - o;
+
+	memcpy(data + o, src, first);
+	if (first < len)
+		memcpy(data, src + first, len - first);
+}
+
+static void make_record(uint8_t *buf, uint64_t seq, uint32_t size, uint32_t type)
+{
+	pm__st32(buf, type, pm__host_big_endian());
+	pm__st16(buf + 4, (uint16_t)seq, pm__host_big_endian());
+	pm__st16(buf + 6, (uint16_t)size, pm__host_big_endian());
+	for (size_t i = 8; i < size; i++)
+		buf[i] = pat(seq, i);
+}
+
+/* The producer: the kernel's side of the protocol. */
+static void *producer(void *arg)
+{
+	struct fake *f = arg;
+	static uint8_t buf[PM_RING_MAX_RECORD];
+	uint64_t head = 0;
+
+	for (size_t seq = 0; seq < f->n; seq++) {
+		uint32_t sz = f->sizes[seq];
+
+		/* Wait for room: the acquire load of the tail orders our
+		 * writes after the reader's last reads. */
+		while (head + sz - __atomic_load_n(f->tail, __ATOMIC_ACQUIRE) > f->size) {
+			if (__atomic_load_n(&f->stop, __ATOMIC_RELAXED))
+				return NULL;
+			sched_yield();
+		}
+		make_record(buf, seq, sz, PM_RECORD_TYPE_SAMPLE);
+		fake_put(f, head, buf, sz);
+		head += sz;
+		__atomic_store_n(f->head, head, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void check_record(const void *rec, size_t size, uint64_t seq, uint32_t want)
+{
+	const uint8_t *b = rec;
+
+	ck_assert_msg(((uintptr_t)rec & 7) == 0, "record %llu not 8-aligned",
+		      (unsigned long long)seq);
+	ck_assert_uint_eq(size, want);
+	ck_assert_uint_eq(pm__ld32(b, pm__host_big_endian()), PM_RECORD_TYPE_SAMPLE);
+	ck_assert_uint_eq(pm__ld16(b + 4, pm__host_big_endian()), (uint16_t)seq);
+	for (size_t i = 8; i < size; i++)
+		if (b[i] != pat(seq, i))
+			ck_abort_msg("record %llu (size %zu): byte %zu is 0x%02x, want 0x%02x",
+				     (unsigned long long)seq, size, i, b[i], pat(seq, i));
+}
+
+static void run_producer_consumer(const uint32_t *sizes, size_t n, size_t data_size,
+				  bool wait_full)
+{
+	struct fake f;
+	pm_ring *r = NULL;
+	pthread_t th;
+	const void *rec;
+	size_t size, got = 0;
+	uint64_t bytes = 0;
+	struct pm_ring_stats st = { .sz = sizeof(st) };
+
+	memset(&f, 0, sizeof(f));
+	fake_init(&f, data_size);
+	f.sizes = sizes;
+	f.n = n;
+	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, producer, &f), 0);
+	if (wait_full) {
+		/* Let the producer fill the ring until it must wait. */
+		for (int spin = 0; spin < 200000; spin++) {
+			/* The first records fill the ring exactly. */
+			if (__atomic_load_n(f.head, __ATOMIC_ACQUIRE) >= f.size)
+				break;
+			sched_yield();
+		}
+	}
+	while (got < n) {
+		int rc = pm_ring_next(r, &rec, &size);
+
+		ck_assert_int_ge(rc, 0);
+		if (!rc) {
+			pm_ring_consume(r);
+			sched_yield();
+			continue;
+		}
+		check_record(rec, size, got, sizes[got]);
+		bytes += size;
+		got++;
+		if (got % 3 == 0)
+			pm_ring_consume(r);
+	}
+	pm_ring_consume(r);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), 0);
+	ck_assert_int_eq(pm_ring_stats(r, &st), 0);
+	ck_assert_uint_eq(st.records, n);
+	ck_assert_uint_eq(st.samples, n);
+	ck_assert_uint_eq(st.bytes, bytes);
+	ck_assert_uint_eq(st.lost, 0);
+	ck_assert_uint_gt(st.wrapped, 0);
+	pm_ring_close(r);
+	free(f.mem);
+}
+
+START_TEST(test_every_size)
+{
+	/* Every record size up to the 64 KiB maximum, through a 128 KiB ring. */
+	size_t n = (65528 - 8) / 8 + 1;
+	uint32_t *sizes = malloc(n * sizeof(*sizes));
+
+	for (size_t i = 0; i < n; i++)
+		sizes[i] = (uint32_t)(8 + 8 * i);
+	run_producer_consumer(sizes, n, 128 * 1024, false);
+#ifndef PM_RING_MEMORY_ONLY /* the TSan build: once is enough */
+	/* And from the largest down. */
+	for (size_t i = 0; i < n; i++)
+		sizes[i] = (uint32_t)(65528 - 8 * i);
+	run_producer_consumer(sizes, n, 128 * 1024, false);
+#endif
+	free(sizes);
+}
+END_TEST
+
+START_TEST(test_small_records_full_ring)
+{
+	/* Many small records through a small ring that the producer fills
+	 * before the reader starts: the reader sees a ring with no free byte. */
+	size_t n = 60000;
+	uint32_t *sizes = malloc(n * sizeof(*sizes));
+	uint32_t x = 12345;
+
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		sizes[i] = 8 * (1 + (x >> 16) % 12);
+	}
+	sizes[0] = 8; /* 4096 / 8 records fill the ring exactly */
+	for (size_t i = 1; i < 512; i++)
+		sizes[i] = 8;
+	run_producer_consumer(sizes, n, 4096, true);
+	free(sizes);
+}
+END_TEST
+
+START_TEST(test_exactly_full)
+{
+	struct fake f;
+	pm_ring *r = NULL;
+	const void *rec;
+	size_t size;
+	uint8_t buf[64];
+	uint64_t head = 0;
+
+	fake_init(&f, 4096);
+	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	for (uint64_t seq = 0; head < 4096; seq++) {
+		make_record(buf, seq, 64, PM_RECORD_TYPE_SAMPLE);
+		fake_put(&f, head, buf, 64);
+		head += 64;
+	}
+	__atomic_store_n(f.head, head, __ATOMIC_RELEASE);
+	for (uint64_t seq = 0; seq < 64; seq++) {
+		ck_assert_int_eq(pm_ring_next(r, &rec, &size), 1);
+		check_record(rec, size, seq, 64);
+	}
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), 0);
+	ck_assert_uint_eq(__atomic_load_n(f.tail, __ATOMIC_ACQUIRE), 0); /* not yet consumed */
+	pm_ring_consume(r);
+	ck_assert_uint_eq(__atomic_load_n(f.tail, __ATOMIC_ACQUIRE), 4096);
+	pm_ring_close(r);
+	free(f.mem);
+}
+END_TEST
+
+START_TEST(test_lost_and_throttle)
+{
+	struct fake f;
+	pm_ring *r = NULL;
+	uint8_t buf[32];
+	uint64_t head = 0;
+	bool be = pm__host_big_endian();
+	struct pm_ring_stats st = { .sz = sizeof(st) };
+	const void *rec;
+	size_t size;
+	long n;
+
+	fake_init(&f, 4096);
+	/* LOST {hdr, id, lost=5} x2, LOST_SAMPLES {hdr, lost=3}, THROTTLE, UNTHROTTLE */
+	for (int i = 0; i < 2; i++) {
+		memset(buf, 0, sizeof(buf));
+		pm__st32(buf, PM_RECORD_TYPE_LOST, be);
+		pm__st16(buf + 6, 24, be);
+		pm__st64(buf + 8, 77, be);
+		pm__st64(buf + 16, 5, be);
+		fake_put(&f, head, buf, 24);
+		head += 24;
+	}
+	memset(buf, 0, sizeof(buf));
+	pm__st32(buf, PM_RECORD_TYPE_LOST_SAMPLES, be);
+	pm__st16(buf + 6, 16, be);
+	pm__st64(buf + 8, 3, be);
+	fake_put(&f, head, buf, 16);
+	head += 16;
+	memset(buf, 0, sizeof(buf));
+	pm__st32(buf, PM_RECORD_TYPE_THROTTLE, be);
+	pm__st16(buf + 6, 32, be);
+	fake_put(&f, head, buf, 32);
+	head += 32;
+	pm__st32(buf, PM_RECORD_TYPE_UNTHROTTLE, be);
+	fake_put(&f, head, buf, 32);
+	head += 32;
+	__atomic_store_n(f.head, head, __ATOMIC_RELEASE);
+	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	n = 0;
+	while (pm_ring_next(r, &rec, &size) == 1)
+		n++;
+	ck_assert_int_eq(n, 5);
+	ck_assert_int_eq(pm_ring_stats(r, &st), 0);
+	ck_assert_uint_eq(st.lost_records, 2);
+	ck_assert_uint_eq(st.lost, 10);
+	ck_assert_uint_eq(st.lost_samples, 3);
+	ck_assert_uint_eq(st.throttles, 1);
+	ck_assert_uint_eq(st.unthrottles, 1);
+	ck_assert_uint_eq(st.samples, 0);
+	pm_ring_close(r);
+	free(f.mem);
+}
+END_TEST
+
+START_TEST(test_corrupt)
+{
+	struct fake f;
+	pm_ring *r = NULL;
+	uint8_t buf[16] = { 0 };
+	const void *rec;
+	size_t size;
+
+	fake_init(&f, 4096);
+	/* A header of size 4 (< 8). */
+	pm__st32(buf, PM_RECORD_TYPE_SAMPLE, pm__host_big_endian());
+	pm__st16(buf + 6, 4, pm__host_big_endian());
+	fake_put(&f, 0, buf, 16);
+	__atomic_store_n(f.head, 16, __ATOMIC_RELEASE);
+	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), -PM_ERR_CORRUPT);
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), -PM_ERR_CORRUPT);
+	pm_ring_close(r);
+
+	/* A record longer than what data_head says is there. */
+	pm__st16(buf + 6, 64, pm__host_big_endian());
+	fake_put(&f, 0, buf, 16);
+	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), -PM_ERR_CORRUPT);
+	pm_ring_close(r);
+
+	/* data_head more than a ring ahead. */
+	__atomic_store_n(f.head, 3 * 4096, __ATOMIC_RELEASE);
+	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), -PM_ERR_CORRUPT);
+	ck_assert_msg(strstr(pm_errmsg(), "data_head") != NULL, "message: %s", pm_errmsg());
+	pm_ring_close(r);
+
+	/* Bad geometry. */
+	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, 3000, 0), -EINVAL);
+	ck_assert_ptr_null(r);
+	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem + 1, f.page, 4096, 0), -EINVAL);
+	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, 4096, 0x100), -EINVAL);
+	free(f.mem);
+}
+END_TEST
+
+/* Overwrite ring: the producer writes backwards (head decreasing). */
+static uint64_t back_put(struct fake *f, uint64_t head, uint64_t seq, uint32_t sz)
+{
+	uint8_t buf[512];
+
+	head -= sz;
+	make_record(buf, seq, sz, PM_RECORD_TYPE_SAMPLE);
+	fake_put(f, head, buf, sz);
+	__atomic_store_n(f->head, head, __ATOMIC_RELEASE);
+	return head;
+}
+
+static uint32_t back_size(uint64_t seq)
+{
+	return (uint32_t)(8 * (2 + seq % 29));
+}
+
+START_TEST(test_overwrite)
+{
+	struct fake f;
+	pm_ring *r = NULL;
+	uint64_t head = 0, seq = 0, last;
+	const void *rec;
+	size_t size, span = 0;
+	struct pm_ring_stats st = { .sz = sizeof(st) };
+
+	fake_init(&f, 4096);
+	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, PM_RING_OVERWRITE), 0);
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), 0);
+	/* Ten records: all read, newest first. */
+	for (; seq < 10; seq++)
+		head = back_put(&f, head, seq, back_size(seq));
+	for (int64_t s = 9; s >= 0; s--) {
+		ck_assert_int_eq(pm_ring_next(r, &rec, &size), 1);
+		check_record(rec, size, (uint64_t)s, back_size((uint64_t)s));
+	}
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), 0);
+	pm_ring_consume(r); /* no-op: overwrite rings never write the tail */
+	ck_assert_uint_eq(__atomic_load_n(f.tail, __ATOMIC_ACQUIRE), 0);
+
+	/* Many more: the ring wraps several times; the reader sees the newest
+	 * ones down to the oldest record that is still whole. */
+	for (; seq < 1000; seq++)
+		head = back_put(&f, head, seq, back_size(seq));
+	last = seq;
+	while (pm_ring_next(r, &rec, &size) == 1) {
+		last--;
+		check_record(rec, size, last, back_size(last));
+		span += size;
+	}
+	ck_assert_uint_le(span, 4096);
+	ck_assert_uint_gt(span + back_size(last - 1), 4096);
+	ck_assert_int_eq(pm_ring_stats(r, &st), 0);
+	ck_assert_uint_eq(st.overruns, 1);
+	/* Nothing new: nothing read. */
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), 0);
+	head = back_put(&f, head, seq, back_size(seq));
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), 1);
+	check_record(rec, size, seq, back_size(seq));
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), 0);
+	pm_ring_close(r);
+	free(f.mem);
+}
+END_TEST
+
+/* -------------------------------------------------------------- live tests */
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void sw_attr(struct pm_attr *a, uint64_t config, uint64_t period)
+{
+	pm_attr_init(a);
+	a->type = PM_TYPE_SOFTWARE;
+	a->config = config;
+	a->sample_period = period;
+	a->flags = PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV;
+}
+
+#define SW_CPU_CLOCK 0
+#define SW_TASK_CLOCK 1
+#define SW_PAGE_FAULTS 2
+
+/* Returns false (and the test should skip) without perf_event_open. */
+static bool have_perf(void)
+{
+	struct pm_attr a;
+	int fd;
+
+	sw_attr(&a, SW_TASK_CLOCK, 0);
+	fd = pm_attr_open(&a, 0, -1, -1, 0);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return fd != -ENOSYS;
+}
+
+static volatile uint64_t sink;
+
+static void burn_ms(int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		for (int i = 0; i < 10000; i++)
+			sink = sink * 6364136223846793005ULL + 1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+START_TEST(test_open_errors_and_fds)
+{
+	struct pm_attr a, bad;
+	pm_evlist *el = NULL;
+	int before, fd;
+
+	if (!have_perf())
+		pm_test_skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)");
+	before = count_fds();
+	ck_assert_int_gt(before, 0);
+
+	/* A PMU type that does not exist: explained, no fd left. */
+	pm_attr_init(&bad);
+	bad.type = 0x7ffffff0;
+	fd = pm_attr_open(&bad, 0, -1, -1, 0);
+	ck_assert_int_lt(fd, 0);
+	ck_assert_msg(fd == -ENOENT || fd == -ENODEV || fd == -EINVAL, "got %d", fd);
+	if (fd != -EINVAL)
+		ck_assert_msg(strstr(pm_errmsg(), "not available on this machine"), "msg: %s",
+			      pm_errmsg());
+	ck_assert_int_eq(count_fds(), before);
+
+	/* A good event and then a bad one in one list: all closed on failure. */
+	sw_attr(&a, SW_TASK_CLOCK, 100000);
+	ck_assert_int_eq(pm_evlist_new(&el, NULL), 0);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 0);
+	ck_assert_int_eq(pm_evlist_add(el, &bad, "bogus", -1), 1);
+	ck_assert_int_lt(pm_evlist_open(el), 0);
+	ck_assert_msg(strstr(pm_errmsg(), "bogus"), "msg: %s", pm_errmsg());
+	ck_assert_int_eq(count_fds(), before);
+	pm_evlist_close(el);
+	ck_assert_int_eq(count_fds(), before);
+
+	/* A ProfileMe-style (precise) event that does not sample: the rule is named. */
+	sw_attr(&bad, SW_TASK_CLOCK, 0);
+	bad.flags |= 2ULL << PM_ATTR_PRECISE_IP_SHIFT;
+	fd = pm_attr_open(&bad, 0, -1, -1, 0);
+	if (fd >= 0)
+		close(fd);
+	else if (fd == -EINVAL)
+		ck_assert_msg(strstr(pm_errmsg(), "must sample"), "msg: %s", pm_errmsg());
+
+	/* Success: opened, then closed, fds as before; every fd close-on-exec. */
+	ck_assert_int_eq(pm_evlist_new(&el, NULL), 0);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 0);
+	sw_attr(&a, SW_PAGE_FAULTS, 1);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "page-faults", -1), 1);
+	ck_assert_int_eq(pm_evlist_open(el), 0);
+	ck_assert_int_gt(count_fds(), before);
+	for (size_t i = 0; i < pm_evlist_nr_rings(el); i++) {
+		int rfd = pm_ring_fd(pm_evlist_ring(el, i));
+
+		ck_assert_int_ge(rfd, 0);
+		ck_assert_msg(fcntl(rfd, F_GETFD) & FD_CLOEXEC, "fd %d not close-on-exec", rfd);
+	}
+	pm_evlist_close(el);
+	ck_assert_int_eq(count_fds(), before);
+}
+END_TEST
+
+START_TEST(test_counting)
+{
+	struct pm_attr a;
+	pm_evlist *el = NULL;
+	struct pm_count c = { .sz = sizeof(c) };
+
+	if (!have_perf())
+		pm_test_skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)");
+	sw_attr(&a, SW_TASK_CLOCK, 0);
+	ck_assert_int_eq(pm_evlist_new(&el, NULL), 0);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 0);
+	sw_attr(&a, SW_PAGE_FAULTS, 0);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "page-faults", 0), 1); /* grouped */
+	ck_assert_int_eq(pm_evlist_open(el), 0);
+	ck_assert_uint_eq(pm_evlist_nr_rings(el), 0);
+	ck_assert_int_eq(pm_evlist_start(el), 0);
+	burn_ms(50);
+	{
+		/* Touch fresh pages: page faults. */
+		size_t n = 64 * 4096;
+		char *p = malloc(n);
+
+		for (size_t i = 0; i < n; i += 4096)
+			p[i] = (char)i;
+		sink += (uint64_t)p[4096];
+		free(p);
+	}
+	ck_assert_int_eq(pm_evlist_disable(el), 0);
+	ck_assert_int_eq(pm_evlist_read_count(el, 0, &c), 0);
+	/* task-clock counts nanoseconds: at least 40 ms of the 50 burnt. */
+	ck_assert_uint_ge(c.value, 40 * 1000 * 1000ULL);
+	ck_assert_uint_gt(c.enabled, 0);
+	ck_assert_uint_le(c.running, c.enabled);
+	ck_assert_uint_ne(c.id, 0);
+	ck_assert_int_eq(c.multiplexed, 0);
+	ck_assert(c.scaled >= (double)c.value);
+	ck_assert_int_eq(pm_evlist_read_count(el, 1, &c), 0);
+	ck_assert_uint_ge(c.value, 1);
+	pm_evlist_close(el);
+}
+END_TEST
+
+struct self_check {
+	int pid;
+	uint64_t period, last_time, samples, other;
+	bool bad;
+};
+
+/* Layout chosen by the defaults for one event: IP TID TIME CPU PERIOD. */
+static int self_cb(const void *rec, size_t size, void *user)
+{
+	struct self_check *sc = user;
+	const uint8_t *b = rec;
+	bool be = pm__host_big_endian();
+
+	if (pm__ld32(b, be) != PM_RECORD_TYPE_SAMPLE) {
+		sc->other++;
+		return 0;
+	}
+	if (size < 48) {
+		sc->bad = true;
+		return 0;
+	}
+	sc->samples++;
+	if ((int)pm__ld32(b + 16, be) != sc->pid || pm__ld64(b + 40, be) != sc->period ||
+	    pm__ld64(b + 24, be) < sc->last_time)
+		sc->bad = true;
+	sc->last_time = pm__ld64(b + 24, be);
+	return 0;
+}
+
+START_TEST(test_sampling_self)
+{
+	struct pm_attr a;
+	pm_evlist *el = NULL;
+	struct self_check sc = { .pid = getpid(), .period = 200000 };
+	struct pm_ring_stats st = { .sz = sizeof(st) };
+	long n;
+
+	if (!have_perf())
+		pm_test_skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)");
+	sw_attr(&a, SW_TASK_CLOCK, sc.period);
+	ck_assert_int_eq(pm_evlist_new(&el, NULL), 0);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 0);
+	ck_assert_int_eq(pm_evlist_open(el), 0);
+	ck_assert_uint_eq(pm_evlist_nr_rings(el), 1);
+	ck_assert_uint_eq(pm_ring_data_size(pm_evlist_ring(el, 0)) % (size_t)sysconf(_SC_PAGESIZE), 0);
+	ck_assert_int_eq(pm_evlist_start(el), 0);
+	burn_ms(100);
+	ck_assert_int_eq(pm_evlist_disable(el), 0);
+	n = pm_evlist_drain(el, self_cb, &sc);
+	ck_assert_int_gt(n, 0);
+	/* 100 ms at one sample per 200 us of task time: hundreds. */
+	ck_assert_uint_ge(sc.samples, 100);
+	ck_assert_msg(!sc.bad, "a sample had the wrong pid, period or time order");
+	ck_assert_int_eq(pm_evlist_stats(el, &st), 0);
+	ck_assert_uint_eq(st.samples, sc.samples);
+	pm_evlist_close(el);
+}
+END_TEST
+
+START_TEST(test_command)
+{
+	struct pm_attr a;
+	pm_evlist *el = NULL;
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c",
+			 (char *)"i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done", NULL };
+	char *bad[] = { (char *)"/nonexistent/command", NULL };
+	struct self_check sc = { .period = 100000 };
+	int pid, st = 0, before;
+
+	if (!have_perf())
+		pm_test_skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)");
+	before = count_fds();
+	sw_attr(&a, SW_TASK_CLOCK, sc.period);
+	ck_assert_int_eq(pm_evlist_new(&el, NULL), 0);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 0);
+	pid = pm_evlist_prepare_command(el, argv);
+	ck_assert_int_gt(pid, 0);
+	sc.pid = pid;
+	ck_assert_int_eq(pm_evlist_open(el), 0);
+	ck_assert_int_eq(pm_evlist_start(el), 0);
+	while (pm_evlist_wait_child(el, &st, 0) == 0) {
+		pm_evlist_poll(el, 50);
+		pm_evlist_drain(el, self_cb, &sc);
+	}
+	pm_evlist_drain(el, self_cb, &sc);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_uint_ge(sc.samples, 5);
+	ck_assert_uint_ge(sc.other, 1); /* COMM of the exec at least */
+	ck_assert_msg(!sc.bad, "a sample had the wrong pid, period or time order");
+	pm_evlist_close(el);
+	ck_assert_int_eq(count_fds(), before);
+
+	/* A command that does not exist. */
+	ck_assert_int_eq(pm_evlist_new(&el, NULL), 0);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 0);
+	ck_assert_int_gt(pm_evlist_prepare_command(el, bad), 0);
+	ck_assert_int_eq(pm_evlist_open(el), 0);
+	ck_assert_int_eq(pm_evlist_start(el), -ENOENT);
+	pm_evlist_close(el);
+	ck_assert_int_eq(count_fds(), before);
+
+	/* Prepared, never started: killed and reaped by close. */
+	ck_assert_int_eq(pm_evlist_new(&el, NULL), 0);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 0);
+	pid = pm_evlist_prepare_command(el, argv);
+	ck_assert_int_gt(pid, 0);
+	pm_evlist_close(el);
+	ck_assert_int_eq(waitpid(pid, NULL, WNOHANG), -1);
+	ck_assert_int_eq(count_fds(), before);
+}
+END_TEST
+
+START_TEST(test_percpu_set_output)
+{
+	struct pm_attr a;
+	pm_evlist *el = NULL;
+	struct pm_evlist_opts o = { .sz = sizeof(o), .flags = PM_EVLIST_SYSTEM_WIDE };
+	struct pm_ring_stats st = { .sz = sizeof(st) };
+	struct self_check sc = { .pid = -1 };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), n;
+	int rc;
+
+	if (!have_perf())
+		pm_test_skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)");
+	ck_assert_int_eq(pm_evlist_new(&el, &o), 0);
+	sw_attr(&a, SW_CPU_CLOCK, 1000000);
+	a.flags = 0;
+	ck_assert_int_eq(pm_evlist_add(el, &a, "cpu-clock", -1), 0);
+	sw_attr(&a, SW_TASK_CLOCK, 1000000);
+	a.flags = 0;
+	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 1);
+	rc = pm_evlist_open(el);
+	if (rc == -EACCES || rc == -EPERM) {
+		pm_evlist_close(el);
+		pm_test_skip("system-wide events not permitted: %s", pm_errmsg());
+	}
+	ck_assert_int_eq(rc, 0);
+	/* One ring per CPU, the second event redirected into it. */
+	ck_assert_uint_eq(pm_evlist_nr_rings(el), (size_t)ncpu);
+	ck_assert_int_eq(pm_evlist_ids(el, 1, NULL, 0), ncpu);
+	ck_assert_int_eq(pm_evlist_start(el), 0);
+	burn_ms(60);
+	ck_assert_int_eq(pm_evlist_disable(el), 0);
+	n = pm_evlist_drain(el, self_cb, &sc);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(pm_evlist_stats(el, &st), 0);
+	ck_assert_uint_ge(st.samples, 30);
+	pm_evlist_close(el);
+}
+END_TEST
+
+static Suite *ring_suite(void)
+{
+	Suite *s = suite_create("ring");
+	TCase *tc = tcase_create("memory");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_every_size);
+	tcase_add_test(tc, test_small_records_full_ring);
+	tcase_add_test(tc, test_exactly_full);
+	tcase_add_test(tc, test_lost_and_throttle);
+	tcase_add_test(tc, test_corrupt);
+	tcase_add_test(tc, test_overwrite);
+	suite_add_tcase(s, tc);
+#ifndef PM_RING_MEMORY_ONLY
+	tc = tcase_create("live");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_open_errors_and_fds);
+	tcase_add_test(tc, test_counting);
+	tcase_add_test(tc, test_sampling_self);
+	tcase_add_test(tc, test_command);
+	tcase_add_test(tc, test_percpu_set_output);
+	suite_add_tcase(s, tc);
+#endif
+	return s;
+}
+
+PM_TEST_MAIN(ring_suite)
