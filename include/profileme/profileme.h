@@ -16,6 +16,5 @@
 #include <profileme/raw.h>
 #include <profileme/symbol.h>
 #include <profileme/ring.h>
-#include <profileme/ring.h>
 
 #endif /* PROFILEME_PROFILEME_H */
