@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/**
+ * @file profileme/file.h
+ * @brief Reading perf.data files: file and pipe mode, header, attrs, feature
+ *        sections, records in file or time order, zstd-compressed records.
+ *
+ * A ::pm_file streams its records through a bounded read window: the file is
+ * never mapped or read whole, so memory does not grow with the file size.
+ * Records are handed out in place in the window when possible (pointers stay
+ * valid until the next pm_file_next() / pm_file_read_samples() call).
+ *
+ * Order.  By default records come out sorted by time the way `perf script`
+ * and `perf report` sort them: records that carry a time stamp are buffered
+ * and released at each FINISHED_ROUND marker up to the largest time stamp of
+ * the round *before*, at the end of the file all are released.  Records
+ * without a time stamp (and the perf tool's own metadata records, types
+ * >= 64) are handed out as they are read.  The buffer is bounded by
+ * pm_file_opts::reorder_max_bytes (default 64 MiB): when it is exceeded the
+ * older half (by time) is released early, as perf does with its
+ * `ordered_events` memory limit.  With pm_file_opts::raw_order the records
+ * come out in file order and no buffering happens.
+ *
+ * Byte order.  A file written on a machine of the other byte order is read
+ * transparently: attrs and feature payloads are converted; the record bytes
+ * handed out stay in the file's byte order (pm_file_info::big_endian tells
+ * it) and the record parser converts each field.
+ *
+ * Errors.  A damaged file (truncated, a size past the end, a zero record
+ * size, ...) gives a negative code with a message (pm_errmsg()) that names
+ * the file offset; pm_file_error_offset() gives the offset as a number.
+ * Records before the damage are all handed out first.
+ */
+#ifndef PROFILEME_FILE_H
+#define PROFILEME_FILE_H
+
+#include <profileme/attr.h>
+#include <profileme/common.h>
+#include <profileme/record.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief An open perf.data file or stream (opaque). */
+typedef struct pm_file pm_file;
+
+/** @name Feature section numbers (HEADER_* feature bits of perf.data)
+ *  @{ */
+#define PM_FEAT_TRACING_DATA 1
+#define PM_FEAT_BUILD_ID 2
+#define PM_FEAT_HOSTNAME 3
+#define PM_FEAT_OSRELEASE 4
+#define PM_FEAT_VERSION 5
+#define PM_FEAT_ARCH 6
+#define PM_FEAT_NRCPUS 7
+#define PM_FEAT_CPUDESC 8
+#define PM_FEAT_CPUID 9
+#define PM_FEAT_TOTAL_MEM 10
+#define PM_FEAT_CMDLINE 11
+#define PM_FEAT_EVENT_DESC 12
+#define PM_FEAT_CPU_TOPOLOGY 13
+#define PM_FEAT_NUMA_TOPOLOGY 14
+#define PM_FEAT_BRANCH_STACK 15
+#define PM_FEAT_PMU_MAPPINGS 16
+#define PM_FEAT_GROUP_DESC 17
+#define PM_FEAT_AUXTRACE 18
+#define PM_FEAT_STAT 19
+#define PM_FEAT_CACHE 20
+#define PM_FEAT_SAMPLE_TIME 21
+#define PM_FEAT_MEM_TOPOLOGY 22
+#define PM_FEAT_CLOCKID 23
+#define PM_FEAT_DIR_FORMAT 24
+#define PM_FEAT_BPF_PROG_INFO 25
+#define PM_FEAT_BPF_BTF 26
+#define PM_FEAT_COMPRESSED 27
+#define PM_FEAT_CPU_PMU_CAPS 28
+#define PM_FEAT_CLOCK_DATA 29
+#define PM_FEAT_HYBRID_TOPOLOGY 30
+#define PM_FEAT_PMU_CAPS 31
+/** Number of feature bits in a perf.data header. */
+#define PM_FEAT_BITS 256
+/** @} */
+
+/** @brief pm_file_record::time when the record carries no time stamp. */
+#define PM_FILE_NO_TIME UINT64_MAX
+
+/**
+ * @brief Options of pm_file_open() / pm_file_open_fd().  Size-versioned: set
+ *        @c sz to sizeof(struct pm_file_opts); NULL means all defaults.
+ */
+struct pm_file_opts {
+	size_t sz;                /**< Set by the caller: sizeof(struct pm_file_opts). */
+	int raw_order;            /**< 1: records in file order; 0 (default): sorted by time like perf. */
+	size_t window_size;       /**< Read window in bytes; 0: 1 MiB.  It grows only to fit one record. */
+	size_t reorder_max_bytes; /**< Bound of the time-sorting buffer; 0: 64 MiB. */
+};
+
+/**
+ * @brief What the file header says.  Size-versioned: set @c sz to
+ *        sizeof(struct pm_file_info) before calling pm_file_get_info().
+ */
+struct pm_file_info {
+	size_t sz;              /**< Set by the caller: sizeof(struct pm_file_info). */
+	int pipe_mode;          /**< 1 for the pipe format (`perf record -o -`). */
+	int big_endian;         /**< 1 if the file was written by a big-endian machine. */
+	uint64_t header_size;   /**< Header size field (104, 72 for old files, 16 for pipes). */
+	uint64_t attr_size;     /**< Bytes per attr entry in the attr section (0 in pipe mode). */
+	uint64_t attrs_offset;  /**< Attr section offset (file mode). */
+	uint64_t attrs_size;    /**< Attr section size. */
+	uint64_t data_offset;   /**< Data section offset (16 in pipe mode: just after the header). */
+	uint64_t data_size;     /**< Data section size; 0 when unknown (pipe, or unclean exit). */
+	uint64_t feat_offset;   /**< Offset of the feature table (data_offset + data_size). */
+	uint64_t features[4];   /**< Feature bitmap: bit n of word n/64 set when feature n is present. */
+	uint64_t file_size;     /**< Size of a regular file; 0 for a pipe. */
+};
+
+/**
+ * @brief One record handed out by pm_file_next().  Size-versioned: set @c sz
+ *        to sizeof(struct pm_file_record).
+ */
+struct pm_file_record {
+	size_t sz;             /**< Set by the caller: sizeof(struct pm_file_record). */
+	uint32_t type;         /**< Record type (PERF_RECORD_*: 9 = SAMPLE, 68 = FINISHED_ROUND, ...). */
+	uint16_t misc;         /**< header.misc. */
+	uint16_t reserved;     /**< Zero. */
+	uint32_t size;         /**< Bytes at @c data (header.size; for HEADER_TRACING_DATA the
+	                            out-of-band tracing data is included). */
+	int32_t attr_idx;      /**< Index of the record's attr, -1 when no attr matches. */
+	const void *data;      /**< The record bytes, header included, in the file's byte order;
+	                            valid until the next call on the file. */
+	uint64_t offset;       /**< File (stream) offset of the record; for a record that came out
+	                            of a compressed record, the offset of that COMPRESSED record. */
+	uint64_t time;         /**< Time stamp, or PM_FILE_NO_TIME. */
+	int from_compressed;   /**< 1 if the record was decompressed from a COMPRESSED record. */
+	int big_endian;        /**< Byte order of @c data (the file's). */
+};
+
+/**
+ * @brief One sample as a fixed-layout row for bulk consumers (numpy columns).
+ *
+ * The layout is frozen for this release: 8-byte fields first, no padding
+ * holes (sizeof == 72).  A field the sample does not carry is 0 (cpu, pid and
+ * tid: UINT32_MAX; time: PM_FILE_NO_TIME).
+ */
+struct pm_sample_row {
+	uint64_t time;         /**< PERF_SAMPLE_TIME. */
+	uint64_t ip;           /**< PERF_SAMPLE_IP. */
+	uint64_t addr;         /**< PERF_SAMPLE_ADDR. */
+	uint64_t period;       /**< PERF_SAMPLE_PERIOD. */
+	uint64_t id;           /**< PERF_SAMPLE_ID or IDENTIFIER. */
+	uint64_t raw_offset;   /**< File offset of the RAW payload (after its u32 size), or
+	                            UINT64_MAX (no RAW, or a decompressed record). */
+	uint32_t pid;          /**< PERF_SAMPLE_TID pid. */
+	uint32_t tid;          /**< PERF_SAMPLE_TID tid. */
+	uint32_t cpu;          /**< PERF_SAMPLE_CPU cpu. */
+	int32_t event_idx;     /**< Attr index (pm_file_attr()), -1 if unknown. */
+	uint32_t raw_size;     /**< PERF_SAMPLE_RAW size, 0 if none. */
+	uint16_t misc;         /**< header.misc (cpumode in bits 0-2). */
+	uint16_t reserved;     /**< Zero. */
+};
+
+/**
+ * @brief **pm_file_open()** opens a perf.data file (file or pipe format).
+ *
+ * Reads and checks the header, the attrs with their ids and the feature
+ * sections (file mode), or the metadata records at the start of a pipe
+ * stream (pipe mode: HEADER_ATTR, HEADER_FEATURE, EVENT_UPDATE, ID_INDEX).
+ * @param[out] out  the new handle
+ * @param path      file name; "-" reads standard input
+ * @param opts      options, or NULL
+ * @return 0; -errno when the file cannot be opened or read;
+ *         -PM_ERR_FORMAT (bad magic, attr_size 0, ...), -PM_ERR_TRUNCATED
+ *         (short header, sections past the end), -PM_ERR_STRUCT_SIZE (opts),
+ *         -ENOMEM.  pm_errmsg() names the offset.
+ * @since 0.1
+ */
+PM_API int pm_file_open(pm_file **out, const char *path, const struct pm_file_opts *opts);
+
+/**
+ * @brief **pm_file_open_fd()** reads a perf.data stream from a file
+ *        descriptor: a regular file (read with pread) or a pipe/socket (read
+ *        sequentially).  The descriptor is not closed by pm_file_close().
+ * @param[out] out  the new handle
+ * @param fd        an open, readable file descriptor
+ * @param opts      options, or NULL
+ * @return as pm_file_open().
+ * @since 0.1
+ */
+PM_API int pm_file_open_fd(pm_file **out, int fd, const struct pm_file_opts *opts);
+
+/**
+ * @brief **pm_file_close()** releases a file (NULL is fine).
+ * @param f the file
+ * @since 0.1
+ */
+PM_API void pm_file_close(pm_file *f);
+
+/**
+ * @brief **pm_file_get_info()** copies the header facts.
+ * @param f         the file
+ * @param[out] info caller struct with @c sz set
+ * @return 0 or -PM_ERR_STRUCT_SIZE.
+ * @since 0.1
+ */
+PM_API int pm_file_get_info(const pm_file *f, struct pm_file_info *info);
+
+/**
+ * @brief **pm_file_nr_attrs()** gives the number of attrs (events) known so
+ *        far (in pipe mode HEADER_ATTR records met later add more).
+ * @param f the file
+ * @return the count.
+ * @since 0.1
+ */
+PM_API size_t pm_file_nr_attrs(const pm_file *f);
+
+/**
+ * @brief **pm_file_attr()** gives attr @p idx.
+ * @param f   the file
+ * @param idx 0 .. pm_file_nr_attrs() - 1
+ * @return the attr (owned by the file), or NULL if @p idx is out of range.
+ * @since 0.1
+ */
+PM_API const struct pm_attr *pm_file_attr(const pm_file *f, size_t idx);
+
+/**
+ * @brief **pm_file_event_name()** gives the name of attr @p idx from
+ *        EVENT_DESC (file mode) or EVENT_UPDATE (pipe mode).
+ * @param f   the file
+ * @param idx attr index
+ * @return the name, or NULL when the file names none (or @p idx is out of range).
+ * @since 0.1
+ */
+PM_API const char *pm_file_event_name(const pm_file *f, size_t idx);
+
+/**
+ * @brief **pm_file_attr_ids()** gives the sample ids of attr @p idx (from
+ *        the attr section, HEADER_ATTR and ID_INDEX).
+ * @param f       the file
+ * @param idx     attr index
+ * @param[out] nr number of ids
+ * @return the ids (owned by the file, valid until the next call), or NULL.
+ * @since 0.1
+ */
+PM_API const uint64_t *pm_file_attr_ids(const pm_file *f, size_t idx, size_t *nr);
+
+/**
+ * @brief **pm_file_attr_of_id()** finds the attr that owns a sample id.
+ * @param f  the file
+ * @param id the id
+ * @return the attr index, or -ENOENT.
+ * @since 0.1
+ */
+PM_API int pm_file_attr_of_id(const pm_file *f, uint64_t id);
+
+/**
+ * @brief **pm_file_has_feature()** tells whether feature @p feat is present.
+ * @param f    the file
+ * @param feat PM_FEAT_* (0..255)
+ * @return 1 or 0.
+ * @since 0.1
+ */
+PM_API int pm_file_has_feature(const pm_file *f, unsigned feat);
+
+/**
+ * @brief **pm_file_feature_raw()** gives the bytes of a feature section as
+ *        recorded (the file's byte order), for any feature, known or not.
+ * @param f          the file
+ * @param feat       PM_FEAT_* (0..255)
+ * @param[out] data  the bytes (owned by the file)
+ * @param[out] len   their length
+ * @return 0; -ENOENT if absent; -PM_ERR_TRUNCATED if its section lies
+ *         past the end of the file; -errno on a read error.
+ * @since 0.1
+ */
+PM_API int pm_file_feature_raw(pm_file *f, unsigned feat, const void **data, size_t *len);
+
+/**
+ * @brief **pm_file_feature_string()** gives a one-string feature: HOSTNAME,
+ *        OSRELEASE, VERSION, ARCH, CPUDESC or CPUID.
+ * @param f    the file
+ * @param feat one of those PM_FEAT_* values
+ * @return the string (owned by the file), or NULL if absent or not such a feature.
+ * @since 0.1
+ */
+PM_API const char *pm_file_feature_string(const pm_file *f, unsigned feat);
+
+/**
+ * @brief **pm_file_nrcpus()** gives NRCPUS.
+ * @param f            the file
+ * @param[out] avail   CPUs available (may be NULL)
+ * @param[out] online  CPUs online (may be NULL)
+ * @return 0 or -ENOENT.
+ * @since 0.1
+ */
+PM_API int pm_file_nrcpus(const pm_file *f, uint32_t *avail, uint32_t *online);
+
+/**
+ * @brief **pm_file_total_mem()** gives TOTAL_MEM.
+ * @param f       the file
+ * @param[out] kb total memory in KiB
+ * @return 0 or -ENOENT.
+ * @since 0.1
+ */
+PM_API int pm_file_total_mem(const pm_file *f, uint64_t *kb);
+
+/**
+ * @brief **pm_file_cmdline()** gives argument @p i of CMDLINE.
+ * @param f the file
+ * @param i 0-based argument index
+ * @return the argument, or NULL past the last one (or if absent).
+ * @since 0.1
+ */
+PM_API const char *pm_file_cmdline(const pm_file *f, size_t i);
+
+/** @brief Lists of CPU_TOPOLOGY, for pm_file_cpu_topology(). */
+enum pm_file_topology_list {
+	PM_TOPO_CORE_SIBLINGS = 0,   /**< Per package: the CPUs of one socket. */
+	PM_TOPO_THREAD_SIBLINGS = 1, /**< Per core: the CPUs sharing a core. */
+	PM_TOPO_DIE_SIBLINGS = 2     /**< Per die (newer files). */
+};
+
+/**
+ * @brief **pm_file_cpu_topology()** gives entry @p i of a CPU_TOPOLOGY list.
+ * @param f    the file
+ * @param list a ::pm_file_topology_list value
+ * @param i    0-based index
+ * @return a cpu list string such as "0-3", or NULL past the last one.
+ * @since 0.1
+ */
+PM_API const char *pm_file_cpu_topology(const pm_file *f, int list, size_t i);
+
+/**
+ * @brief **pm_file_cpu_ids()** gives CPU_TOPOLOGY's per-CPU ids.
+ * @param f               the file
+ * @param cpu             CPU number
+ * @param[out] core_id    core id (may be NULL)
+ * @param[out] socket_id  socket id (may be NULL)
+ * @param[out] die_id     die id, UINT32_MAX when not recorded (may be NULL)
+ * @return 0, or -ENOENT when the file has no ids for @p cpu.
+ * @since 0.1
+ */
+PM_API int pm_file_cpu_ids(const pm_file *f, uint32_t cpu, uint32_t *core_id, uint32_t *socket_id,
+			   uint32_t *die_id);
+
+/**
+ * @brief **pm_file_pmu_mapping()** gives entry @p i of PMU_MAPPINGS.
+ * @param f          the file
+ * @param i          0-based index
+ * @param[out] type  the PMU's attr.type
+ * @param[out] name  the PMU name (owned by the file)
+ * @return 0, or -ENOENT past the last entry.
+ * @since 0.1
+ */
+PM_API int pm_file_pmu_mapping(const pm_file *f, size_t i, uint32_t *type, const char **name);
+
+/**
+ * @brief **pm_file_group_desc()** gives entry @p i of GROUP_DESC.
+ * @param f                the file
+ * @param i                0-based index
+ * @param[out] name        group name ("{anon_group}" style names as recorded; may be "")
+ * @param[out] leader_idx  attr index of the leader
+ * @param[out] nr_members  number of events in the group
+ * @return 0, or -ENOENT past the last entry.
+ * @since 0.1
+ */
+PM_API int pm_file_group_desc(const pm_file *f, size_t i, const char **name, uint32_t *leader_idx,
+			      uint32_t *nr_members);
+
+/**
+ * @brief **pm_file_sample_time()** gives SAMPLE_TIME.
+ * @param f           the file
+ * @param[out] first  time of the first sample
+ * @param[out] last   time of the last sample
+ * @return 0 or -ENOENT.
+ * @since 0.1
+ */
+PM_API int pm_file_sample_time(const pm_file *f, uint64_t *first, uint64_t *last);
+
+/**
+ * @brief **pm_file_clockid_res()** gives CLOCKID: the resolution of the
+ *        clock used for time stamps.
+ * @param f           the file
+ * @param[out] res_ns resolution in ns
+ * @return 0 or -ENOENT.
+ * @since 0.1
+ */
+PM_API int pm_file_clockid_res(const pm_file *f, uint64_t *res_ns);
+
+/**
+ * @brief **pm_file_clock_data()** gives CLOCK_DATA (the reference pair that
+ *        converts sample times to wall-clock time).
+ * @param f                the file
+ * @param[out] clockid     the clock id
+ * @param[out] wall_ns     wall-clock time (ns since the epoch)
+ * @param[out] clockid_ns  the same instant on the sample clock
+ * @return 0 or -ENOENT.
+ * @since 0.1
+ */
+PM_API int pm_file_clock_data(const pm_file *f, uint32_t *clockid, uint64_t *wall_ns,
+			      uint64_t *clockid_ns);
+
+/**
+ * @brief **pm_file_compression()** gives COMPRESSED.
+ * @param f             the file
+ * @param[out] type     compressor (1 = zstd)
+ * @param[out] level    compression level
+ * @param[out] ratio    recorded compression ratio
+ * @param[out] mmap_len ring size used when recording
+ * @return 0 or -ENOENT.
+ * @since 0.1
+ */
+PM_API int pm_file_compression(const pm_file *f, uint32_t *type, uint32_t *level, uint32_t *ratio,
+			       uint32_t *mmap_len);
+
+/**
+ * @brief **pm_file_pmu_cap()** gives capability @p i of PMU_CAPS and
+ *        CPU_PMU_CAPS (the latter with PMU name "cpu"), flattened.
+ * @param f           the file
+ * @param i           0-based index over all PMUs' capabilities
+ * @param[out] pmu    PMU name
+ * @param[out] name   capability name
+ * @param[out] value  capability value (text)
+ * @return 0, or -ENOENT past the last one.
+ * @since 0.1
+ */
+PM_API int pm_file_pmu_cap(const pm_file *f, size_t i, const char **pmu, const char **name,
+			   const char **value);
+
+/**
+ * @brief **pm_file_build_id()** gives entry @p i of BUILD_ID (or of
+ *        HEADER_BUILD_ID records met so far in pipe mode).
+ * @param f              the file
+ * @param i              0-based index
+ * @param[out] pid       pid (-1 for the host kernel / any)
+ * @param[out] misc      header.misc of the entry (cpumode)
+ * @param[out] id        build-id bytes (owned by the file)
+ * @param[out] id_len    their number (20 unless the entry says otherwise)
+ * @param[out] filename  the file name
+ * @return 0, or -ENOENT past the last one.
+ * @since 0.1
+ */
+PM_API int pm_file_build_id(const pm_file *f, size_t i, int32_t *pid, uint16_t *misc,
+			    const uint8_t **id, size_t *id_len, const char **filename);
+
+/**
+ * @brief **pm_file_next()** hands out the next record.
+ * @param f         the file
+ * @param[out] rec  the record (caller struct with @c sz set)
+ * @return 1 with a record, 0 at the end, or a negative code on damage
+ *         (-PM_ERR_TRUNCATED, -PM_ERR_CORRUPT, -PM_ERR_FORMAT), a read
+ *         error (-errno), or a COMPRESSED record without zstd support
+ *         (-PM_ERR_UNSUPPORTED).  After an error further calls return it again.
+ * @since 0.1
+ */
+PM_API int pm_file_next(pm_file *f, struct pm_file_record *rec);
+
+/**
+ * @brief **pm_file_error_offset()** gives the file offset of the damage
+ *        behind the last error of pm_file_next() (or of a damaged feature
+ *        table at open).
+ * @param f the file
+ * @return the offset, or UINT64_MAX when there was no error.
+ * @since 0.1
+ */
+PM_API uint64_t pm_file_error_offset(const pm_file *f);
+
+/**
+ * @brief **pm_file_header_status()** tells whether the header had damage that
+ *        did not stop the data from being read (for example a feature table
+ *        past the end of the file: features are then absent).
+ * @param f           the file
+ * @param[out] offset offset of the damage (may be NULL)
+ * @return 0, or the negative code of the damage.
+ * @since 0.1
+ */
+PM_API int pm_file_header_status(const pm_file *f, uint64_t *offset);
+
+/**
+ * @brief **pm_file_sample()** decodes a SAMPLE record handed out by
+ *        pm_file_next() with the sample layout of its attr.
+ * @param f         the file
+ * @param rec       a record of type PM_RECORD_SAMPLE from pm_file_next()
+ * @param[out] out  the sample (`out->sz` set by the caller); its pointers
+ *                  point into the record and share its lifetime
+ * @return 0; -EINVAL (NULL, or not a sample); -ENOENT (no attr matches the
+ *         record); -PM_ERR_UNSUPPORTED (the attr's layout is unknowable);
+ *         -PM_ERR_CORRUPT / -PM_ERR_TRUNCATED from pm_sample_parse(), with
+ *         the file offset in the message.
+ * @since 0.1
+ */
+PM_API int pm_file_sample(const pm_file *f, const struct pm_file_record *rec, struct pm_sample *out);
+
+/**
+ * @brief **pm_file_read_samples()** fills rows with the next samples,
+ *        skipping other records (whose metadata is still taken into account).
+ * @param f         the file
+ * @param[out] rows caller array of @p cap rows
+ * @param cap       number of rows at @p rows
+ * @param[out] n    number of rows filled
+ * @return 1 when rows were filled and more may follow, 0 at the end (with
+ *         *n possibly > 0), or a negative code as pm_file_next() (rows filled
+ *         before the error are counted in *n).
+ * @since 0.1
+ */
+PM_API int pm_file_read_samples(pm_file *f, struct pm_sample_row *rows, size_t cap, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROFILEME_FILE_H */

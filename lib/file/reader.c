@@ -1,0 +1,1318 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * perf.data reader: header, attrs, read window, decompression, metadata
+ * records, id -> attr matching, time ordering.
+ *
+ * Stages of pm_file_next():
+ *   src_next()   raw records from the read window (file: pread, pipe: read)
+ *   rec_next()   + records decompressed out of COMPRESSED/COMPRESSED2
+ *   meta_next()  + metadata taken into account (HEADER_ATTR, EVENT_UPDATE,
+ *                  ID_INDEX, HEADER_FEATURE, ...), attr and time attached
+ *   pm_file_next()  + time ordering (heap between FINISHED_ROUND markers)
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef PM_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+#include "reader_int.h"
+
+#define PMF_DEFAULT_WINDOW (1u << 20)
+#define PMF_MIN_WINDOW (64u << 10)
+#define PMF_DEFAULT_REORDER (64u << 20)
+#define PMF_MAX_RECORD (1u << 30)     /* records with out-of-band data */
+#define PMF_MAX_HEADER_SECTION (256u << 20)
+#define PMF_PRIME_MAX (64u << 20)
+#define PMF_DBUF_MAX ((size_t)1 << 30)
+
+#define PMF_HDR_SIZE 104
+#define PMF_HDR_SIZE_OLD 72
+#define PMF_PIPE_HDR_SIZE 16
+
+/* ------------------------------------------------------------------ */
+/* id map */
+
+static size_t pmf_hash(uint64_t id, size_t cap)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	id ^= id >> 33;
+	return (size_t)id & (cap - 1);
+}
+
+int pmf_evsel_by_id(const pm_file *f, uint64_t id)
+{
+	if (!f->hcap)
+		return -ENOENT;
+	for (size_t i = pmf_hash(id, f->hcap);; i = (i + 1) & (f->hcap - 1)) {
+		if (f->hval[i] < 0)
+			return -ENOENT;
+		if (f->hkey[i] == id)
+			return f->hval[i];
+	}
+}
+
+static void pmf_map_put(pm_file *f, uint64_t id, int32_t idx)
+{
+	size_t i = pmf_hash(id, f->hcap);
+
+	while (f->hval[i] >= 0 && f->hkey[i] != id)
+		i = (i + 1) & (f->hcap - 1);
+	if (f->hval[i] < 0)
+		f->hcount++;
+	f->hkey[i] = id;
+	f->hval[i] = idx;
+}
+
+static int pmf_map_grow(pm_file *f)
+{
+	size_t ncap = f->hcap ? f->hcap * 2 : 64;
+	uint64_t *ok = f->hkey;
+	int32_t *ov = f->hval;
+	size_t ocap = f->hcap;
+
+	f->hkey = calloc(ncap, sizeof(*f->hkey));
+	f->hval = malloc(ncap * sizeof(*f->hval));
+	if (!f->hkey || !f->hval) {
+		free(f->hkey);
+		free(f->hval);
+		f->hkey = ok;
+		f->hval = ov;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ncap; i++)
+		f->hval[i] = -1;
+	f->hcap = ncap;
+	f->hcount = 0;
+	for (size_t i = 0; i < ocap; i++)
+		if (ov[i] >= 0)
+			pmf_map_put(f, ok[i], ov[i]);
+	free(ok);
+	free(ov);
+	return 0;
+}
+
+int pmf_add_id(pm_file *f, size_t idx, uint64_t id)
+{
+	struct pmf_evsel *e = &f->ev[idx];
+	int cur = pmf_evsel_by_id(f, id);
+
+	if (cur == (int)idx)
+		return 0;
+	if ((f->hcount + 1) * 2 > f->hcap && pmf_map_grow(f))
+		return -ENOMEM;
+	pmf_map_put(f, id, (int32_t)idx);
+	if (cur >= 0) /* moved from another attr: keep its list as is */
+		pm__debug("perf.data: id %" PRIu64 " moves from attr %d to %zu", id, cur, idx);
+	if (e->nr_ids == e->cap_ids) {
+		size_t nc = e->cap_ids ? e->cap_ids * 2 : 8;
+		uint64_t *n = pm__reallocarray(e->ids, nc, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		e->ids = n;
+		e->cap_ids = nc;
+	}
+	e->ids[e->nr_ids++] = id;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* attrs */
+
+static void pmf_evsel_positions(struct pmf_evsel *e)
+{
+	uint64_t st = e->attr.sample_type;
+	int n = 0;
+
+	e->time_off_sample = -1;
+	if (st & PM_SAMPLE_TIME) {
+		n += !!(st & PM_SAMPLE_IDENTIFIER) + !!(st & PM_SAMPLE_IP) + !!(st & PM_SAMPLE_TID);
+		e->time_off_sample = 8 + 8 * n;
+	}
+	e->time_slots_trailer = 0;
+	if ((e->attr.flags & PM_ATTR_SAMPLE_ID_ALL) && (st & PM_SAMPLE_TIME))
+		e->time_slots_trailer = 1 + !!(st & PM_SAMPLE_ID) + !!(st & PM_SAMPLE_STREAM_ID) +
+					!!(st & PM_SAMPLE_CPU) + !!(st & PM_SAMPLE_IDENTIFIER);
+}
+
+int pmf_add_evsel(pm_file *f, const struct pm_attr *attr, const uint8_t *ids, size_t nr_ids)
+{
+	struct pmf_evsel *e;
+	int rc;
+
+	if (f->nr_ev == f->cap_ev) {
+		size_t nc = f->cap_ev ? f->cap_ev * 2 : 4;
+		struct pmf_evsel *n = pm__reallocarray(f->ev, nc, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		f->ev = n;
+		f->cap_ev = nc;
+	}
+	e = &f->ev[f->nr_ev];
+	memset(e, 0, sizeof(*e));
+	e->attr = *attr;
+	rc = pm_sample_layout_new(&e->layout, attr);
+	if (rc < 0) {
+		pm__warn("perf.data: attr %zu: no sample layout (%s)", f->nr_ev, pm_strerror(rc));
+		e->layout = NULL;
+	}
+	pmf_evsel_positions(e);
+	f->nr_ev++;
+	for (size_t i = 0; i < nr_ids; i++) {
+		rc = pmf_add_id(f, f->nr_ev - 1, pm__ld64(ids + 8 * i, f->be));
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int pmf_set_name(pm_file *f, size_t idx, const char *name, size_t len)
+{
+	char *n = pm__strndup(name, strnlen(name, len));
+
+	if (!n)
+		return -ENOMEM;
+	free(f->ev[idx].name);
+	f->ev[idx].name = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* low-level reads */
+
+static int pmf_pread_full(pm_file *f, void *buf, size_t len, uint64_t off, const char *what)
+{
+	uint8_t *b = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = pread(f->fd, b + got, len - got, (off_t)(off + got));
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return pm__err(errno, "perf.data: reading %s at offset %" PRIu64 ": %s", what,
+				       off + got, strerror(errno));
+		}
+		if (r == 0)
+			return pm__err(PM_ERR_TRUNCATED,
+				       "perf.data: %s at offset %" PRIu64 " (%zu bytes) is cut short at "
+				       "offset %" PRIu64 " (end of file)", what, off, len, off + got);
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * Make [win_pos, win_pos + need) available.  Returns 1 if it is, 0 if the
+ * stream ends before, <0 on a read error.  Pointers into the window are
+ * invalidated (the window may be compacted or moved).
+ */
+static int pmf_fill(pm_file *f, size_t need)
+{
+	if (f->win_end - f->win_pos >= need)
+		return 1;
+	if (f->win_pos) {
+		memmove(f->win, f->win + f->win_pos, f->win_end - f->win_pos);
+		f->win_off += f->win_pos;
+		f->win_end -= f->win_pos;
+		f->win_pos = 0;
+	}
+	if (need > f->win_cap) {
+		size_t nc = PM_MAX(need, f->win_cap * 2);
+		uint8_t *n = realloc(f->win, nc);
+
+		if (!n)
+			return pm__err(ENOMEM, "perf.data: no memory for a %zu-byte window", nc);
+		f->win = n;
+		f->win_cap = nc;
+	}
+	while (f->win_end < need) {
+		uint64_t off = f->win_off + f->win_end;
+		size_t want = f->win_cap - f->win_end;
+		ssize_t r;
+
+		if (f->data_end != UINT64_MAX) {
+			if (off >= f->data_end)
+				break;
+			if (want > f->data_end - off)
+				want = (size_t)(f->data_end - off);
+		}
+		if (f->seekable)
+			r = pread(f->fd, f->win + f->win_end, want, (off_t)off);
+		else
+			r = read(f->fd, f->win + f->win_end, want);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return pm__err(errno, "perf.data: read error at offset %" PRIu64 ": %s", off,
+				       strerror(errno));
+		}
+		if (r == 0)
+			break;
+		f->win_end += (size_t)r;
+	}
+	return f->win_end - f->win_pos >= need;
+}
+
+static int pmf_fail(pm_file *f, int rc, uint64_t off)
+{
+	f->err = rc;
+	f->err_off = off;
+	return rc;
+}
+
+/* Total length of a record in the stream, out-of-band data included. */
+static int pmf_rec_extent(pm_file *f, const uint8_t *p, size_t avail, uint64_t off, uint64_t *total)
+{
+	uint32_t type = pm__ld32(p, f->be);
+	uint16_t size = pm__ld16(p + 6, f->be);
+	uint64_t extra = 0;
+
+	if (size < 8)
+		return pm__err(PM_ERR_CORRUPT,
+			       "perf.data: record at offset %" PRIu64 " (type %u) has size %u, "
+			       "smaller than its 8-byte header", off, type, size);
+	if (type == PM_RECORD_HEADER_TRACING_DATA || type == PM_RECORD_AUXTRACE) {
+		size_t need = type == PM_RECORD_AUXTRACE ? 16 : 12;
+
+		if (size < need)
+			return pm__err(PM_ERR_CORRUPT,
+				       "perf.data: %s record at offset %" PRIu64 " has size %u < %zu",
+				       pm_record_type_name(type), off, size, need);
+		if (avail < need)
+			return 0; /* caller fills more and retries */
+		extra = type == PM_RECORD_AUXTRACE ? pm__ld64(p + 8, f->be) : pm__ld32(p + 8, f->be);
+		if (extra > PMF_MAX_RECORD)
+			return pm__err(PM_ERR_CORRUPT,
+				       "perf.data: %s record at offset %" PRIu64 " claims %" PRIu64
+				       " bytes of data", pm_record_type_name(type), off, extra);
+	}
+	*total = size + extra;
+	return 1;
+}
+
+/* Stage 1: the next raw record of the stream (in place in the window). */
+static int pmf_src_next(pm_file *f, struct pmf_rec *r)
+{
+	uint64_t off, total = 0;
+	int rc;
+
+	rc = pmf_fill(f, 8);
+	if (rc < 0)
+		return pmf_fail(f, rc, f->win_off + f->win_pos);
+	off = f->win_off + f->win_pos;
+	if (!rc) {
+		size_t left = f->win_end - f->win_pos;
+
+		if (!left)
+			return 0;
+		return pmf_fail(f, pm__err(PM_ERR_TRUNCATED,
+					   "perf.data: record header at offset %" PRIu64
+					   " is cut short (%zu bytes left)", off, left), off);
+	}
+	rc = pmf_rec_extent(f, f->win + f->win_pos, f->win_end - f->win_pos, off, &total);
+	if (rc == 0) {
+		rc = pmf_fill(f, 16);
+		if (rc <= 0)
+			return pmf_fail(f, rc < 0 ? rc : pm__err(PM_ERR_TRUNCATED,
+				"perf.data: record at offset %" PRIu64 " is cut short", off), off);
+		rc = pmf_rec_extent(f, f->win + f->win_pos, f->win_end - f->win_pos, off, &total);
+	}
+	if (rc < 0)
+		return pmf_fail(f, rc, off);
+	rc = pmf_fill(f, (size_t)total);
+	if (rc < 0)
+		return pmf_fail(f, rc, off);
+	if (!rc) {
+		const uint8_t *p = f->win + f->win_pos;
+
+		return pmf_fail(f, pm__err(PM_ERR_TRUNCATED,
+					   "perf.data: record at offset %" PRIu64 " (type %u, size %" PRIu64
+					   ") runs past the end of the data (%zu bytes left)",
+					   off, pm__ld32(p, f->be), total, f->win_end - f->win_pos), off);
+	}
+	r->data = f->win + f->win_pos;
+	r->size = (uint32_t)total;
+	r->type = pm__ld32(r->data, f->be);
+	r->misc = pm__ld16(r->data + 4, f->be);
+	r->offset = off;
+	r->from_comp = false;
+	f->win_pos += (size_t)total;
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* decompression */
+
+static int pmf_decompress(pm_file *f, const struct pmf_rec *r)
+{
+	const uint8_t *src = r->data + 8;
+	size_t n = r->size - 8;
+
+	if (r->type == PM_RECORD_COMPRESSED2) {
+		uint64_t dsz;
+
+		if (r->size < 16)
+			return pm__err(PM_ERR_CORRUPT, "perf.data: COMPRESSED2 record at offset %" PRIu64
+				       " is too short", r->offset);
+		dsz = pm__ld64(r->data + 8, f->be);
+		if (dsz > r->size - 16u)
+			return pm__err(PM_ERR_CORRUPT, "perf.data: COMPRESSED2 record at offset %" PRIu64
+				       " claims %" PRIu64 " bytes in %u", r->offset, dsz, r->size);
+		src = r->data + 16;
+		n = (size_t)dsz;
+	}
+#ifdef PM_HAVE_ZSTD
+	{
+		ZSTD_inBuffer in = { src, n, 0 };
+		ZSTD_outBuffer out;
+		size_t ret;
+
+		if (!f->zds) {
+			f->zds = ZSTD_createDStream();
+			if (!f->zds)
+				return pm__err(ENOMEM, "zstd: cannot create a decompression stream");
+			ZSTD_initDStream(f->zds);
+		}
+		if (f->dpos) {
+			memmove(f->dbuf, f->dbuf + f->dpos, f->dend - f->dpos);
+			f->dend -= f->dpos;
+			f->dpos = 0;
+		}
+		do {
+			if (f->dcap - f->dend < (64u << 10)) {
+				size_t nc = f->dcap ? f->dcap * 2 : (1u << 20);
+				uint8_t *nb;
+
+				if (nc > PMF_DBUF_MAX)
+					return pm__err(PM_ERR_CORRUPT,
+						       "perf.data: COMPRESSED record at offset %" PRIu64
+						       " decompresses to more than %zu bytes",
+						       r->offset, PMF_DBUF_MAX);
+				nb = realloc(f->dbuf, nc);
+				if (!nb)
+					return -ENOMEM;
+				f->dbuf = nb;
+				f->dcap = nc;
+			}
+			out.dst = f->dbuf + f->dend;
+			out.size = f->dcap - f->dend;
+			out.pos = 0;
+			ret = ZSTD_decompressStream(f->zds, &out, &in);
+			if (ZSTD_isError(ret))
+				return pm__err(PM_ERR_CORRUPT,
+					       "perf.data: COMPRESSED record at offset %" PRIu64
+					       ": zstd: %s", r->offset, ZSTD_getErrorName(ret));
+			f->dend += out.pos;
+		} while (in.pos < in.size || out.pos == out.size);
+		f->d_rec_off = r->offset;
+		return 0;
+	}
+#else
+	(void)src;
+	(void)n;
+	return pm__err(PM_ERR_UNSUPPORTED,
+		       "perf.data: record at offset %" PRIu64 " is zstd-compressed (perf record -z) "
+		       "and this libprofileme was built without zstd", r->offset);
+#endif
+}
+
+/* Stage 2: records, decompressed ones included. */
+static int pmf_rec_next(pm_file *f, struct pmf_rec *r)
+{
+	int rc;
+
+	for (;;) {
+		if (f->dpos < f->dend) {
+			size_t left = f->dend - f->dpos;
+			const uint8_t *p = f->dbuf + f->dpos;
+
+			if (left >= 8) {
+				uint16_t size = pm__ld16(p + 6, f->be);
+
+				if (size < 8)
+					return pmf_fail(f, pm__err(PM_ERR_CORRUPT,
+						"perf.data: a record decompressed from offset %" PRIu64
+						" has size %u", f->d_rec_off, size), f->d_rec_off);
+				if (left >= size) {
+					r->data = p;
+					r->size = size;
+					r->type = pm__ld32(p, f->be);
+					r->misc = pm__ld16(p + 4, f->be);
+					r->offset = f->d_rec_off;
+					r->from_comp = true;
+					f->dpos += size;
+					return 1;
+				}
+			}
+			/* a record continues in the next COMPRESSED record */
+		}
+		rc = pmf_src_next(f, r);
+		if (rc <= 0) {
+			if (rc == 0 && f->dpos < f->dend)
+				return pmf_fail(f, pm__err(PM_ERR_TRUNCATED,
+					"perf.data: compressed data from offset %" PRIu64
+					" ends inside a record", f->d_rec_off), f->d_rec_off);
+			return rc;
+		}
+		if (r->type != PM_RECORD_COMPRESSED && r->type != PM_RECORD_COMPRESSED2)
+			return 1;
+		rc = pmf_decompress(f, r);
+		if (rc < 0)
+			return pmf_fail(f, rc, r->offset);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* metadata records */
+
+static int pmf_meta(pm_file *f, const uint8_t *p, uint32_t size, uint32_t type, uint64_t off)
+{
+	bool be = f->be;
+
+	switch (type) {
+	case PM_RECORD_HEADER_ATTR: {
+		struct pm_attr a;
+		size_t asz, nids;
+		int rc;
+
+		if (size < 8 + PM_ATTR_SIZE_VER0)
+			goto bad;
+		rc = pm_attr_from_bytes(&a, p + 8, size - 8, be);
+		if (rc < 0)
+			goto bad;
+		asz = a.size;
+		nids = (size - 8 - asz) / 8;
+		return pmf_add_evsel(f, &a, p + 8 + asz, nids);
+	}
+	case PM_RECORD_EVENT_UPDATE: {
+		int idx;
+
+		if (size < 24)
+			goto bad;
+		idx = pmf_evsel_by_id(f, pm__ld64(p + 16, be));
+		if (idx >= 0 && pm__ld64(p + 8, be) == PM_EVENT_UPDATE_NAME)
+			return pmf_set_name(f, (size_t)idx, (const char *)p + 24, size - 24);
+		return 0;
+	}
+	case PM_RECORD_ID_INDEX: {
+		uint64_t nr;
+
+		if (size < 16)
+			goto bad;
+		nr = pm__ld64(p + 8, be);
+		if (nr > (size - 16) / 32)
+			goto bad;
+		for (uint64_t i = 0; i < nr; i++) {
+			const uint8_t *e = p + 16 + 32 * i;
+			uint64_t idx = pm__ld64(e + 8, be);
+			int rc;
+
+			if (idx >= f->nr_ev) {
+				pm__warn("perf.data: ID_INDEX at offset %" PRIu64 " names attr %" PRIu64
+					 " of %zu", off, idx, f->nr_ev);
+				continue;
+			}
+			rc = pmf_add_id(f, (size_t)idx, pm__ld64(e, be));
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	case PM_RECORD_HEADER_FEATURE: {
+		uint64_t feat;
+		struct pmf_feat *ft;
+		uint8_t *copy;
+
+		if (size < 16)
+			goto bad;
+		feat = pm__ld64(p + 8, be);
+		if (feat >= PM_FEAT_BITS)
+			return 0;
+		copy = malloc(size - 16 + 1u);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, p + 16, size - 16);
+		ft = &f->feat[feat];
+		free(ft->raw);
+		ft->raw = copy;
+		ft->len = size - 16;
+		ft->present = ft->loaded = true;
+		ft->err = 0;
+		ft->off = off + 16;
+		ft->size = size - 16;
+		PMF_SET_BIT(f->info.features, feat);
+		pmf_feat_decode(f, (unsigned)feat);
+		return 0;
+	}
+	case PM_RECORD_HEADER_TRACING_DATA: {
+		struct pmf_feat *ft = &f->feat[PM_FEAT_TRACING_DATA];
+		uint8_t *copy = malloc(size - 12 + 1u);
+
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, p + 12, size - 12);
+		free(ft->raw);
+		ft->raw = copy;
+		ft->len = size - 12;
+		ft->present = ft->loaded = true;
+		ft->off = off + 12;
+		ft->size = size - 12;
+		PMF_SET_BIT(f->info.features, PM_FEAT_TRACING_DATA);
+		return 0;
+	}
+	case PM_RECORD_HEADER_BUILD_ID:
+		return pmf_add_build_id(f, p, size, be);
+	default:
+		return 0;
+	}
+bad:
+	pm__warn("perf.data: malformed %s record at offset %" PRIu64 " ignored",
+		 pm_record_type_name(type), off);
+	return 0;
+}
+
+/* attr index and time stamp of a kernel record */
+static void pmf_classify(const pm_file *f, struct pmf_rec *r)
+{
+	const struct pmf_evsel *e;
+	int idx = 0;
+
+	r->attr_idx = -1;
+	r->time = PM_FILE_NO_TIME;
+	if (r->type >= PM_RECORD_USER_TYPE_START || !f->nr_ev)
+		return;
+	if (f->nr_ev > 1 && f->ev[0].layout) {
+		const pm_sample_layout *l = f->ev[0].layout;
+		int64_t pos = -1;
+
+		if (r->type == PM_RECORD_SAMPLE) {
+			int ip = pm_sample_layout_id_pos(l);
+
+			if (ip >= 0)
+				pos = 8 + 8 * (int64_t)ip;
+		} else if (f->ev[0].attr.flags & PM_ATTR_SAMPLE_ID_ALL) {
+			int is = pm_sample_layout_is_pos(l);
+
+			if (is > 0)
+				pos = (int64_t)r->size - 8 * (int64_t)is;
+		}
+		if (pos >= 8 && (uint64_t)pos + 8 <= r->size) {
+			idx = pmf_evsel_by_id(f, pm__ld64(r->data + pos, f->be));
+			if (idx < 0)
+				return; /* an id no attr owns */
+		}
+	}
+	r->attr_idx = idx;
+	e = &f->ev[idx];
+	if (r->type == PM_RECORD_SAMPLE) {
+		if (e->time_off_sample >= 0 && (uint64_t)e->time_off_sample + 8 <= r->size)
+			r->time = pm__ld64(r->data + e->time_off_sample, f->be);
+	} else if (e->time_slots_trailer) {
+		uint64_t back = 8u * (unsigned)e->time_slots_trailer;
+
+		if (r->size >= 8 + back)
+			r->time = pm__ld64(r->data + r->size - back, f->be);
+	}
+}
+
+/* Stage 3: records with metadata processed and attr/time attached. */
+static int pmf_meta_next(pm_file *f, struct pmf_rec *r)
+{
+	int rc;
+
+	if (f->err)
+		return f->err;
+	rc = pmf_rec_next(f, r);
+	if (rc <= 0)
+		return rc;
+	if (r->type >= PM_RECORD_USER_TYPE_START &&
+	    (r->from_comp || r->offset >= f->meta_done)) {
+		rc = pmf_meta(f, r->data, r->size, r->type, r->offset);
+		if (rc < 0)
+			return pmf_fail(f, rc, r->offset);
+		if (!r->from_comp)
+			f->meta_done = r->offset + r->size;
+	}
+	pmf_classify(f, r);
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* time ordering */
+
+static bool pmf_q_less(const struct pmf_qent *a, const struct pmf_qent *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+}
+
+static int pmf_q_push(pm_file *f, const struct pmf_rec *r)
+{
+	struct pmf_qent *e;
+	size_t i;
+
+	if (f->hn == f->hqcap) {
+		size_t nc = f->hqcap ? f->hqcap * 2 : 1024;
+		struct pmf_qent **n = pm__reallocarray(f->heap, nc, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		f->heap = n;
+		f->hqcap = nc;
+	}
+	e = malloc(sizeof(*e) + r->size);
+	if (!e)
+		return -ENOMEM;
+	e->ts = r->time;
+	e->seq = f->seq++;
+	e->offset = r->offset;
+	e->size = r->size;
+	e->attr_idx = r->attr_idx;
+	e->misc = r->misc;
+	e->from_comp = r->from_comp;
+	memcpy(e->data, r->data, r->size);
+	i = f->hn++;
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (!pmf_q_less(e, f->heap[p]))
+			break;
+		f->heap[i] = f->heap[p];
+		i = p;
+	}
+	f->heap[i] = e;
+	f->qbytes += sizeof(*e) + r->size;
+	if (r->time > f->max_ts)
+		f->max_ts = r->time;
+	return 0;
+}
+
+static struct pmf_qent *pmf_q_pop(pm_file *f)
+{
+	struct pmf_qent *top = f->heap[0], *last = f->heap[--f->hn];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= f->hn)
+			break;
+		if (c + 1 < f->hn && pmf_q_less(f->heap[c + 1], f->heap[c]))
+			c++;
+		if (!pmf_q_less(f->heap[c], last))
+			break;
+		f->heap[i] = f->heap[c];
+		i = c;
+	}
+	if (f->hn)
+		f->heap[i] = last;
+	f->qbytes -= sizeof(*top) + top->size;
+	return top;
+}
+
+static void pmf_out(const pm_file *f, struct pm_file_record *rec, const struct pmf_rec *r)
+{
+	struct pm_file_record o;
+
+	memset(&o, 0, sizeof(o));
+	o.sz = sizeof(o);
+	o.type = r->type;
+	o.misc = r->misc;
+	o.size = r->size;
+	o.attr_idx = r->attr_idx;
+	o.data = r->data;
+	o.offset = r->offset;
+	o.time = r->time;
+	o.from_compressed = r->from_comp;
+	o.big_endian = f->be;
+	pm__struct_copy_out(rec, rec->sz, &o, sizeof(o));
+}
+
+int pm_file_next(pm_file *f, struct pm_file_record *rec)
+{
+	struct pmf_rec r;
+	int rc;
+
+	if (!f || !rec)
+		return pm__err(EINVAL, "pm_file_next: NULL argument");
+	rc = pm__struct_check(rec, rec->sz, offsetof(struct pm_file_record, offset) + 8,
+			      sizeof(*rec), "pm_file_record");
+	if (rc)
+		return rc;
+	free(f->last_out);
+	f->last_out = NULL;
+	if (f->raw_order) {
+		rc = pmf_meta_next(f, &r);
+		if (rc > 0)
+			pmf_out(f, rec, &r);
+		return rc;
+	}
+	for (;;) {
+		if (f->draining) {
+			if (f->hn && f->heap[0]->ts <= f->limit) {
+				struct pmf_qent *e = pmf_q_pop(f);
+
+				f->last_out = e;
+				r.data = e->data;
+				r.size = e->size;
+				r.type = pm__ld32(e->data, f->be);
+				r.misc = e->misc;
+				r.from_comp = e->from_comp;
+				r.offset = e->offset;
+				r.attr_idx = e->attr_idx;
+				r.time = e->ts;
+				pmf_out(f, rec, &r);
+				return 1;
+			}
+			f->draining = false;
+			if (f->held) {
+				f->held = false;
+				pmf_out(f, rec, &f->held_rec);
+				return 1;
+			}
+			if (f->final)
+				return f->err; /* 0 at a clean end */
+		}
+		rc = pmf_meta_next(f, &r);
+		if (rc <= 0) {
+			f->final = f->draining = true;
+			f->limit = UINT64_MAX;
+			continue;
+		}
+		if (r.type < PM_RECORD_USER_TYPE_START && r.time != PM_FILE_NO_TIME && r.time) {
+			rc = pmf_q_push(f, &r);
+			if (rc)
+				return pmf_fail(f, pm__err(-rc, "perf.data: no memory to sort records"),
+						r.offset);
+			if (f->qbytes > f->reorder_max) {
+				uint64_t lo = f->heap[0]->ts;
+
+				f->limit = lo + (f->max_ts - lo) / 2;
+				f->draining = true;
+			}
+			continue;
+		}
+		if (r.type == PM_RECORD_FINISHED_ROUND) {
+			f->limit = f->next_flush;
+			f->next_flush = f->max_ts;
+			f->held = true;
+			f->held_rec = r;
+			f->draining = true;
+			continue;
+		}
+		pmf_out(f, rec, &r);
+		return 1;
+	}
+}
+
+uint64_t pm_file_error_offset(const pm_file *f)
+{
+	return f && f->err ? f->err_off : UINT64_MAX;
+}
+
+int pm_file_header_status(const pm_file *f, uint64_t *offset)
+{
+	if (!f)
+		return -EINVAL;
+	if (offset)
+		*offset = f->hdr_err ? f->hdr_err_off : UINT64_MAX;
+	return f->hdr_err;
+}
+
+/* ------------------------------------------------------------------ */
+/* open */
+
+static int pmf_read_attrs(pm_file *f)
+{
+	uint64_t asz = f->info.attr_size, off = f->info.attrs_offset, size = f->info.attrs_size;
+	uint8_t *buf;
+	int rc = 0;
+
+	if (!asz)
+		return pm__err(PM_ERR_FORMAT, "perf.data: attr_size is 0 (header offset 16)");
+	if (asz < PM_ATTR_SIZE_VER0 + 16 || asz > (1u << 16))
+		return pm__err(PM_ERR_FORMAT, "perf.data: attr_size %" PRIu64 " is impossible "
+			       "(header offset 16)", asz);
+	if (!pm__fits(off, size, f->info.file_size))
+		return pm__err(PM_ERR_TRUNCATED, "perf.data: attr section [%" PRIu64 ", +%" PRIu64
+			       ") runs past the end of the file (%" PRIu64 " bytes)", off, size,
+			       f->info.file_size);
+	if (size > PMF_MAX_HEADER_SECTION)
+		return pm__err(PM_ERR_FORMAT, "perf.data: attr section of %" PRIu64 " bytes", size);
+	if (size % asz)
+		pm__warn("perf.data: attr section size %" PRIu64 " is not a multiple of %" PRIu64,
+			 size, asz);
+	buf = malloc(size ? size : 1);
+	if (!buf)
+		return -ENOMEM;
+	rc = pmf_pread_full(f, buf, size, off, "attr section");
+	for (uint64_t i = 0; !rc && i < size / asz; i++) {
+		const uint8_t *a = buf + i * asz;
+		uint64_t eoff = off + i * asz, ids_off, ids_size;
+		struct pm_attr attr;
+		uint8_t *ids = NULL;
+
+		rc = pm_attr_from_bytes(&attr, a, asz - 16, f->be);
+		if (rc < 0) {
+			rc = pm__err(PM_ERR_FORMAT, "perf.data: attr %" PRIu64 " at offset %" PRIu64
+				     ": %s", i, eoff, pm_errmsg());
+			break;
+		}
+		ids_off = pm__ld64(a + asz - 16, f->be);
+		ids_size = pm__ld64(a + asz - 8, f->be);
+		if (!pm__fits(ids_off, ids_size, f->info.file_size) ||
+		    ids_size > PMF_MAX_HEADER_SECTION) {
+			rc = pm__err(PM_ERR_TRUNCATED, "perf.data: ids of attr %" PRIu64
+				     " (entry at offset %" PRIu64 ") at [%" PRIu64 ", +%" PRIu64
+				     ") run past the end of the file", i, eoff, ids_off, ids_size);
+			break;
+		}
+		if (ids_size) {
+			ids = malloc(ids_size);
+			if (!ids) {
+				rc = -ENOMEM;
+				break;
+			}
+			rc = pmf_pread_full(f, ids, ids_size, ids_off, "attr ids");
+		}
+		if (!rc)
+			rc = pmf_add_evsel(f, &attr, ids, ids_size / 8);
+		free(ids);
+	}
+	free(buf);
+	return rc;
+}
+
+int pmf_load_feature(pm_file *f, unsigned feat)
+{
+	struct pmf_feat *ft = &f->feat[feat];
+	int rc;
+
+	if (!ft->present)
+		return -ENOENT;
+	if (ft->loaded)
+		return 0;
+	if (ft->err)
+		return ft->err;
+	if (!f->seekable)
+		return -ENOENT;
+	ft->raw = malloc(ft->size + 1);
+	if (!ft->raw)
+		return -ENOMEM;
+	rc = pmf_pread_full(f, ft->raw, ft->size, ft->off, "feature section");
+	if (rc) {
+		free(ft->raw);
+		ft->raw = NULL;
+		return rc;
+	}
+	ft->raw[ft->size] = 0;
+	ft->len = ft->size;
+	ft->loaded = true;
+	return 0;
+}
+
+static void pmf_hdr_damage(pm_file *f, int rc, uint64_t off)
+{
+	if (!f->hdr_err) {
+		f->hdr_err = rc;
+		f->hdr_err_off = off;
+	}
+}
+
+static int pmf_read_features(pm_file *f)
+{
+	uint64_t nr = 0, toff = f->info.feat_offset;
+	uint8_t *tab;
+	size_t k = 0;
+	int rc;
+
+	for (unsigned i = 0; i < PM_FEAT_BITS; i++)
+		nr += PMF_TEST_BIT(f->info.features, i);
+	if (!nr)
+		return 0;
+	if (!pm__fits(toff, nr * 16, f->info.file_size)) {
+		pmf_hdr_damage(f, pm__err(PM_ERR_TRUNCATED,
+			"perf.data: feature table at offset %" PRIu64 " (%" PRIu64 " entries) runs "
+			"past the end of the file (%" PRIu64 " bytes)", toff, nr, f->info.file_size),
+			toff);
+		memset(f->info.features, 0, sizeof(f->info.features));
+		return 0;
+	}
+	tab = malloc(nr * 16);
+	if (!tab)
+		return -ENOMEM;
+	rc = pmf_pread_full(f, tab, nr * 16, toff, "feature table");
+	if (rc) {
+		free(tab);
+		return rc;
+	}
+	for (unsigned i = 0; i < PM_FEAT_BITS; i++) {
+		struct pmf_feat *ft = &f->feat[i];
+
+		if (!PMF_TEST_BIT(f->info.features, i))
+			continue;
+		ft->present = true;
+		ft->off = pm__ld64(tab + 16 * k, f->be);
+		ft->size = pm__ld64(tab + 16 * k + 8, f->be);
+		if (!pm__fits(ft->off, ft->size, f->info.file_size)) {
+			ft->err = pm__err(PM_ERR_TRUNCATED,
+				"perf.data: feature %u section [%" PRIu64 ", +%" PRIu64 ") (table entry "
+				"at offset %" PRIu64 ") runs past the end of the file", i, ft->off,
+				ft->size, toff + 16 * k);
+			pmf_hdr_damage(f, ft->err, toff + 16 * k);
+		} else if (i != PM_FEAT_TRACING_DATA && ft->size <= PMF_MAX_HEADER_SECTION) {
+			rc = pmf_load_feature(f, i);
+			if (rc == -ENOMEM) {
+				free(tab);
+				return rc;
+			}
+			if (!rc)
+				pmf_feat_decode(f, i);
+		}
+		k++;
+	}
+	free(tab);
+	return 0;
+}
+
+/* EVENT_DESC names the attrs (matched by id, else by position). */
+static void pmf_names_from_event_desc(pm_file *f)
+{
+	const struct pmf_feat *ft = &f->feat[PM_FEAT_EVENT_DESC];
+	const uint8_t *p = ft->raw;
+	size_t len = ft->len, pos = 8;
+	uint32_t nr, asz;
+
+	if (!ft->loaded || len < 8)
+		return;
+	nr = pm__ld32(p, f->be);
+	asz = pm__ld32(p + 4, f->be);
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t nids, slen;
+		const char *name;
+		int idx = -1;
+
+		if (!pm__fits(pos, (size_t)asz + 8, len))
+			return;
+		pos += asz;
+		nids = pm__ld32(p + pos, f->be);
+		slen = pm__ld32(p + pos + 4, f->be);
+		pos += 8;
+		if (!pm__fits(pos, slen, len))
+			return;
+		name = (const char *)p + pos;
+		pos += slen;
+		if ((uint64_t)nids * 8 > len - pos)
+			return;
+		if (nids)
+			idx = pmf_evsel_by_id(f, pm__ld64(p + pos, f->be));
+		if (idx < 0 && i < f->nr_ev)
+			idx = (int)i;
+		if (idx >= 0 && !f->ev[idx].name)
+			pmf_set_name(f, (size_t)idx, name, slen);
+		pos += (size_t)nids * 8;
+	}
+}
+
+/* Pipe mode: take the metadata at the start of the stream into account
+ * without consuming it (it is still handed out by pm_file_next()). */
+static void pmf_prime_pipe(pm_file *f)
+{
+	size_t rel = 0;
+
+	for (;;) {
+		uint64_t total = 0;
+		const uint8_t *p;
+		uint32_t type;
+		int rc;
+
+		if (rel > PMF_PRIME_MAX || pmf_fill(f, rel + 16) < 0)
+			return;
+		if (f->win_end - f->win_pos < rel + 8)
+			return;
+		p = f->win + f->win_pos + rel;
+		type = pm__ld32(p, f->be);
+		if (type < PM_RECORD_USER_TYPE_START || type == PM_RECORD_FINISHED_ROUND ||
+		    type == PM_RECORD_COMPRESSED || type == PM_RECORD_COMPRESSED2)
+			return;
+		rc = pmf_rec_extent(f, p, f->win_end - f->win_pos - rel, 0, &total);
+		if (rc <= 0 || total > PMF_PRIME_MAX)
+			return;
+		if (pmf_fill(f, rel + (size_t)total) <= 0)
+			return;
+		p = f->win + f->win_pos + rel;
+		if (pmf_meta(f, p, (uint32_t)total, type, f->win_off + f->win_pos + rel) < 0)
+			return;
+		rel += (size_t)total;
+		f->meta_done = f->win_off + f->win_pos + rel;
+	}
+}
+
+static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
+{
+	uint8_t hdr[PMF_HDR_SIZE];
+	struct stat st;
+	uint64_t hsize;
+	int rc;
+
+	f->win_cap = PMF_DEFAULT_WINDOW;
+	f->reorder_max = PMF_DEFAULT_REORDER;
+	if (opts) {
+		f->raw_order = opts->raw_order != 0;
+		if (opts->window_size)
+			f->win_cap = PM_MAX(opts->window_size, PMF_MIN_WINDOW);
+		if (opts->reorder_max_bytes)
+			f->reorder_max = opts->reorder_max_bytes;
+	}
+	f->win = malloc(f->win_cap);
+	if (!f->win)
+		return -ENOMEM;
+	f->data_end = UINT64_MAX;
+	f->err_off = UINT64_MAX;
+	f->info.sz = sizeof(f->info);
+	if (fstat(f->fd, &st) < 0)
+		return pm__err(errno, "perf.data: fstat: %s", strerror(errno));
+	f->seekable = S_ISREG(st.st_mode);
+	if (f->seekable) {
+		off_t cur = lseek(f->fd, 0, SEEK_CUR);
+
+		/* a regular file given as a descriptor is read from its position */
+		f->win_off = cur > 0 ? (uint64_t)cur : 0;
+		f->info.file_size = (uint64_t)st.st_size;
+	}
+
+	rc = pmf_fill(f, PMF_PIPE_HDR_SIZE);
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		return pm__err(PM_ERR_TRUNCATED, "perf.data: header cut short: %zu bytes at offset %"
+			       PRIu64 ", need at least %d", f->win_end, f->win_off, PMF_PIPE_HDR_SIZE);
+	if (!memcmp(f->win, "PERFILE2", 8))
+		f->be = false;
+	else if (!memcmp(f->win, "2ELIFREP", 8))
+		f->be = true;
+	else if (!memcmp(f->win, "PERFFILE", 8))
+		return pm__err(PM_ERR_VERSION, "perf.data: version 1 file (magic PERFFILE) "
+			       "is not supported");
+	else
+		return pm__err(PM_ERR_FORMAT, "perf.data: bad magic at offset %" PRIu64
+			       " (not a perf.data file)", f->win_off);
+	f->info.big_endian = f->be;
+	hsize = pm__ld64(f->win + 8, f->be);
+	f->info.header_size = hsize;
+
+	if (hsize == PMF_PIPE_HDR_SIZE) {
+		f->info.pipe_mode = 1;
+		f->info.data_offset = f->win_off + PMF_PIPE_HDR_SIZE;
+		f->win_pos = PMF_PIPE_HDR_SIZE;
+		pmf_prime_pipe(f);
+		return 0;
+	}
+	if (hsize != PMF_HDR_SIZE && hsize != PMF_HDR_SIZE_OLD)
+		return pm__err(PM_ERR_FORMAT, "perf.data: header size %" PRIu64 " (offset 8) is "
+			       "neither %d (file) nor %d (pipe)", hsize, PMF_HDR_SIZE,
+			       PMF_PIPE_HDR_SIZE);
+	if (!f->seekable)
+		return pm__err(PM_ERR_UNSUPPORTED, "perf.data: a file-mode perf.data must be read "
+			       "from a regular file (use perf record -o - for pipes)");
+	if (f->win_off)
+		return pm__err(PM_ERR_UNSUPPORTED, "perf.data: a file-mode perf.data must start at "
+			       "offset 0 of its descriptor");
+	if (f->info.file_size < hsize)
+		return pm__err(PM_ERR_TRUNCATED, "perf.data: header cut short: the file has %" PRIu64
+			       " bytes, the header needs %" PRIu64, f->info.file_size, hsize);
+	rc = pmf_pread_full(f, hdr, (size_t)hsize, 0, "file header");
+	if (rc)
+		return rc;
+	f->info.attr_size = pm__ld64(hdr + 16, f->be);
+	f->info.attrs_offset = pm__ld64(hdr + 24, f->be);
+	f->info.attrs_size = pm__ld64(hdr + 32, f->be);
+	f->info.data_offset = pm__ld64(hdr + 40, f->be);
+	f->info.data_size = pm__ld64(hdr + 48, f->be);
+	if (hsize == PMF_HDR_SIZE)
+		for (int i = 0; i < 4; i++)
+			f->info.features[i] = pm__ld64(hdr + 72 + 8 * i, f->be);
+	rc = pmf_read_attrs(f);
+	if (rc)
+		return rc;
+	if (f->info.data_offset > f->info.file_size)
+		return pm__err(PM_ERR_TRUNCATED, "perf.data: data section offset %" PRIu64
+			       " (header offset 40) is past the end of the file (%" PRIu64 " bytes)",
+			       f->info.data_offset, f->info.file_size);
+	if (f->info.data_size) {
+		if (f->info.data_size > UINT64_MAX - f->info.data_offset)
+			return pm__err(PM_ERR_FORMAT, "perf.data: data size %" PRIu64 " overflows",
+				       f->info.data_size);
+		f->data_end = f->info.data_offset + f->info.data_size;
+		f->info.feat_offset = f->data_end;
+		rc = pmf_read_features(f);
+		if (rc)
+			return rc;
+	} else {
+		/* perf did not finish writing: read to the end, no features */
+		pm__warn("perf.data: data size is 0 (perf record did not exit cleanly?); "
+			 "reading to the end of the file");
+		f->info.feat_offset = 0;
+		memset(f->info.features, 0, sizeof(f->info.features));
+		f->data_end = f->info.file_size;
+	}
+	pmf_names_from_event_desc(f);
+	f->win_off = f->info.data_offset;
+	f->win_pos = f->win_end = 0;
+	return 0;
+}
+
+int pm_file_open_fd(pm_file **out, int fd, const struct pm_file_opts *opts)
+{
+	pm_file *f;
+	int rc;
+
+	if (!out)
+		return pm__err(EINVAL, "pm_file_open_fd: NULL out");
+	*out = NULL;
+	if (fd < 0)
+		return pm__err(EBADF, "pm_file_open_fd: bad descriptor %d", fd);
+	rc = pm__struct_check(opts, opts ? opts->sz : 0, sizeof(size_t), sizeof(*opts),
+			      "pm_file_opts");
+	if (rc)
+		return rc;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->fd = fd;
+	rc = pmf_open(f, opts);
+	if (rc) {
+		pm_file_close(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+int pm_file_open(pm_file **out, const char *path, const struct pm_file_opts *opts)
+{
+	int fd, rc;
+
+	if (!out || !path)
+		return pm__err(EINVAL, "pm_file_open: NULL argument");
+	*out = NULL;
+	if (!strcmp(path, "-"))
+		return pm_file_open_fd(out, STDIN_FILENO, opts);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pm__err(errno, "%s: %s", path, strerror(errno));
+	rc = pm_file_open_fd(out, fd, opts);
+	if (rc) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", pm_errmsg());
+		close(fd);
+		return pm__err(-rc, "%s: %s", path, msg);
+	}
+	(*out)->own_fd = true;
+	return 0;
+}
+
+void pm_file_close(pm_file *f)
+{
+	if (!f)
+		return;
+	if (f->own_fd)
+		close(f->fd);
+	free(f->win);
+	free(f->dbuf);
+#ifdef PM_HAVE_ZSTD
+	if (f->zds)
+		ZSTD_freeDStream(f->zds);
+#endif
+	for (size_t i = 0; i < f->nr_ev; i++) {
+		pm_sample_layout_free(f->ev[i].layout);
+		free(f->ev[i].ids);
+		free(f->ev[i].name);
+	}
+	free(f->ev);
+	free(f->hkey);
+	free(f->hval);
+	for (size_t i = 0; i < f->hn; i++)
+		free(f->heap[i]);
+	free(f->heap);
+	free(f->last_out);
+	pmf_feat_free(f);
+	free(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* accessors */
+
+int pm_file_get_info(const pm_file *f, struct pm_file_info *info)
+{
+	int rc;
+
+	if (!f || !info)
+		return pm__err(EINVAL, "pm_file_get_info: NULL argument");
+	rc = pm__struct_check(info, info->sz, offsetof(struct pm_file_info, header_size),
+			      sizeof(*info), "pm_file_info");
+	if (rc)
+		return rc;
+	pm__struct_copy_out(info, info->sz, &f->info, sizeof(f->info));
+	return 0;
+}
+
+size_t pm_file_nr_attrs(const pm_file *f)
+{
+	return f ? f->nr_ev : 0;
+}
+
+const struct pm_attr *pm_file_attr(const pm_file *f, size_t idx)
+{
+	return f && idx < f->nr_ev ? &f->ev[idx].attr : NULL;
+}
+
+const char *pm_file_event_name(const pm_file *f, size_t idx)
+{
+	return f && idx < f->nr_ev ? f->ev[idx].name : NULL;
+}
+
+const uint64_t *pm_file_attr_ids(const pm_file *f, size_t idx, size_t *nr)
+{
+	if (nr)
+		*nr = 0;
+	if (!f || idx >= f->nr_ev)
+		return NULL;
+	if (nr)
+		*nr = f->ev[idx].nr_ids;
+	return f->ev[idx].ids;
+}
+
+int pm_file_attr_of_id(const pm_file *f, uint64_t id)
+{
+	return f ? pmf_evsel_by_id(f, id) : -EINVAL;
+}
+
+int pm_file_has_feature(const pm_file *f, unsigned feat)
+{
+	return f && feat < PM_FEAT_BITS && f->feat[feat].present;
+}
+
+int pm_file_feature_raw(pm_file *f, unsigned feat, const void **data, size_t *len)
+{
+	int rc;
+
+	if (!f || !data || !len || feat >= PM_FEAT_BITS)
+		return pm__err(EINVAL, "pm_file_feature_raw: bad argument");
+	rc = pmf_load_feature(f, feat);
+	if (rc)
+		return rc == -ENOENT ? pm__err(ENOENT, "perf.data: no feature %u", feat) : rc;
+	*data = f->feat[feat].raw;
+	*len = f->feat[feat].len;
+	return 0;
+}
