@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* The symbol API of a library built without libelf: the same functions, so
+ * the ABI does not depend on build options, each saying it is unsupported. */
+#ifndef PM_HAVE_LIBELF
+
+#include <profileme/symbol.h>
+
+#include "internal/pm_internal.h"
+
+static int unsupported(const char *fn)
+{
+	return pm__err(PM_ERR_UNSUPPORTED, "%s: libprofileme was built without libelf", fn);
+}
+
+int pm_sym_open(pm_symbolizer **out, const struct pm_sym_opts *opts)
+{
+	(void)opts;
+	if (out)
+		*out = NULL;
+	return unsupported(__func__);
+}
+
+void pm_sym_close(pm_symbolizer *s)
+{
+	(void)s;
+}
+
+int pm_sym_add_map(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		   const char *filename)
+{
+	(void)s, (void)pid, (void)start, (void)len, (void)pgoff, (void)filename;
+	return unsupported(__func__);
+}
+
+int pm_sym_load_proc_maps(pm_symbolizer *s, int32_t pid)
+{
+	(void)s, (void)pid;
+	return unsupported(__func__);
+}
+
+int pm_sym_fork(pm_symbolizer *s, int32_t parent, int32_t child)
+{
+	(void)s, (void)parent, (void)child;
+	return unsupported(__func__);
+}
+
+int pm_sym_exec(pm_symbolizer *s, int32_t pid)
+{
+	(void)s, (void)pid;
+	return unsupported(__func__);
+}
+
+int pm_sym_exit(pm_symbolizer *s, int32_t pid)
+{
+	(void)s, (void)pid;
+	return unsupported(__func__);
+}
+
+int pm_sym_lookup(pm_symbolizer *s, int32_t pid, uint64_t addr, uint32_t how,
+		  struct pm_sym_result *res)
+{
+	(void)s, (void)pid, (void)addr, (void)how, (void)res;
+	return unsupported(__func__);
+}
+
+int pm_sym_find(pm_symbolizer *s, const char *dso, const char *name, size_t idx,
+		struct pm_sym_def *out)
+{
+	(void)s, (void)dso, (void)name, (void)idx, (void)out;
+	return unsupported(__func__);
+}
+
+int pm_sym_preload(pm_symbolizer *s)
+{
+	(void)s;
+	return unsupported(__func__);
+}
+
+int pm_sym_diag_count(const pm_symbolizer *s)
+{
+	(void)s;
+	return unsupported(__func__);
+}
+
+int pm_sym_diag_get(const pm_symbolizer *s, size_t idx, struct pm_sym_diag *out)
+{
+	(void)s, (void)idx, (void)out;
+	return unsupported(__func__);
+}
+
+int pm_sym_kernel_status(pm_symbolizer *s)
+{
+	(void)s;
+	return unsupported(__func__);
+}
+
+#else
+/* ISO C forbids an empty translation unit. */
+typedef int pm__symbol_stub_unused;
+#endif /* PM_HAVE_LIBELF */

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* Internals of the symbol module.  Never installed. */
+#ifndef PM_SYM_INTERNAL_H
+#define PM_SYM_INTERNAL_H
+
+#include <profileme/symbol.h>
+
+#include "internal/pm_internal.h"
+
+/* One function symbol, final form: file address, size, name offset into the
+ * owning table's string arena, module-name offset (kernel only). */
+struct pm__sym {
+	uint64_t start;
+	uint64_t size;
+	uint32_t name;
+	uint32_t mod;
+};
+
+/* A sorted symbol table.  Names live in `str`; offsets stay valid when the
+ * arena grows, pointers are made only after loading is finished. */
+struct pm__symtab {
+	struct pm__sym *v;
+	size_t n;
+	struct pm__buf str;
+	uint64_t lo, hi; /* [lo, hi): covered file addresses (kernel range check) */
+};
+
+/* Collection-time symbol, before sorting and sizing. */
+struct pm__rawsym {
+	uint64_t start;
+	uint64_t size;
+	uint64_t limit; /* end of the containing section (UINT64_MAX: none) */
+	uint32_t name;
+	uint32_t mod;
+	uint32_t seq;
+	uint32_t prio;   /* higher wins among symbols at the same address */
+	uint32_t uscore; /* leading underscores of the name (fewer wins); set by push */
+};
+
+struct pm__rawvec {
+	struct pm__rawsym *v;
+	size_t n, cap;
+};
+
+/* A loaded PT_LOAD segment. */
+struct pm__seg {
+	uint64_t vaddr, off, filesz, memsz;
+};
+
+enum { PM__DSO_NEW, PM__DSO_LOADED, PM__DSO_FAILED, PM__DSO_SPECIAL };
+
+struct pm__dso {
+	char *path;           /* as given in the maps */
+	struct pm__dso *hnext;
+	int state;
+	struct pm__symtab tab;
+	struct pm__seg *segs;
+	size_t nsegs;
+};
+
+struct pm__map {
+	uint64_t start, end, pgoff;
+	struct pm__dso *dso;
+};
+
+struct pm__proc {
+	int32_t pid;
+	bool dead;
+	struct pm__map *maps;
+	size_t n, cap;
+};
+
+struct pm__diag {
+	char *file;
+	char *message;
+	int32_t code;
+	int32_t err;
+};
+
+struct pm_symbolizer {
+	char *sysroot;   /* "" when none */
+	char *debug_dir;
+	char *kallsyms;
+	uint32_t flags;
+
+	struct pm__dso **buckets;
+	size_t nbuckets;
+	struct pm__dso **dsos; /* insertion order */
+	size_t ndsos, capdsos;
+
+	struct pm__proc **procs; /* sorted by pid */
+	size_t nprocs, capprocs;
+	struct pm__proc *last_proc;
+
+	struct pm__symtab ktab;
+	int kstate;   /* enum pm_sym_kernel_state */
+	bool kloaded; /* tried */
+
+	struct pm__diag *diags;
+	size_t ndiags, capdiags;
+};
+
+/* symtab.c */
+PM_HIDDEN int pm__rawvec_push(struct pm__rawvec *rv, const struct pm__rawsym *r, const char *name);
+PM_HIDDEN int pm__symtab_build(struct pm__symtab *t, struct pm__rawvec *rv, uint64_t last_extent);
+PM_HIDDEN const struct pm__sym *pm__symtab_find(const struct pm__symtab *t, uint64_t addr);
+PM_HIDDEN void pm__symtab_free(struct pm__symtab *t);
+static inline const char *pm__symtab_str(const struct pm__symtab *t, uint32_t off)
+{
+	return t->str.data + off;
+}
+/* Append a NUL-terminated string to the arena; its offset in *off. */
+PM_HIDDEN int pm__symtab_addstr(struct pm__symtab *t, const char *s, size_t n, uint32_t *off);
+
+/* symbol.c */
+PM_HIDDEN void pm__sym_diag(pm_symbolizer *s, const char *file, int code, int err,
+			    const char *fmt, ...) PM_PRINTF(5, 6);
+
+/* elf.c: load a file's symbols; failures become diagnostics. */
+PM_HIDDEN void pm__dso_load(pm_symbolizer *s, struct pm__dso *d);
+
+/* kallsyms.c */
+PM_HIDDEN void pm__kallsyms_load(pm_symbolizer *s);
+
+#endif /* PM_SYM_INTERNAL_H */
