@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * profileme record: sample into a perf.data file, like perf record.
+ * Also the engine of profileme sample (cmd_sample.c), which prints the
+ * samples as they arrive instead of writing a file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <profileme/profileme.h>
+#include <profileme/writer.h>
+
+#include "cli.h"
+
+extern char **environ;
+
+/* Shared with cmd_sample.c. */
+int pm_cli_record_main(int argc, char **argv, int sample_mode);
+
+struct rec_opts {
+	const char *cmd;       /* "record" or "sample" */
+	const char **events;
+	size_t nr_events;
+	uint64_t period, freq;
+	bool callgraph, system_wide, json, quiet;
+	const char *cpus, *output;
+	int pid;
+	unsigned mmap_pages;
+	char **argv;           /* the command, NULL-terminated */
+	int argc;
+};
+
+static volatile sig_atomic_t rec_stop;
+
+static void rec_on_signal(int sig)
+{
+	(void)sig;
+	rec_stop = 1;
+}
+
+static void rec_usage(FILE *f, const char *cmd)
+{
+	fprintf(f,
+		"usage: profileme %s [-e EVENT]... [-c PERIOD | -F FREQ] [-g] [-a] [-C CPUS]\n"
+		"       %*s [-p PID] [-m PAGES]%s [-- CMD ARGS...]\n"
+		"  -e EVENT   event string (perf syntax); default: the best sampling event here\n"
+		"  -c PERIOD  sample every PERIOD events;  -F FREQ  sample FREQ times a second (default 4000)\n"
+		"  -g         record call chains;  -a  all CPUs;  -C CPUS  only these CPUs (e.g. 0-3)\n"
+		"  -p PID     attach to a running process;  -m PAGES  ring data pages (power of two)\n"
+		"%s",
+		cmd, (int)strlen(cmd), "",
+		strcmp(cmd, "sample") ? " [-o FILE]" : " [--json]",
+		strcmp(cmd, "sample") ? "  -o FILE    output (default perf.data; '-' = pipe mode on stdout)\n" :
+					"  --json     one JSON object per sample (as profileme script --json)\n");
+}
+
+static int rec_parse_args(struct rec_opts *o, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--")) {
+			o->argv = argv + i + 1;
+			o->argc = argc - i - 1;
+			return 0;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			rec_usage(stdout, o->cmd);
+			return 1;
+		}
+		if (!strcmp(a, "-g")) {
+			o->callgraph = true;
+			continue;
+		}
+		if (!strcmp(a, "-a")) {
+			o->system_wide = true;
+			continue;
+		}
+		if (!strcmp(a, "-q")) {
+			o->quiet = true;
+			continue;
+		}
+		if (!strcmp(a, "--json")) {
+			o->json = true;
+			continue;
+		}
+		if (a[0] != '-') {
+			/* The command starts here (no "--"). */
+			o->argv = argv + i;
+			o->argc = argc - i;
+			return 0;
+		}
+		if (!v || !strchr("ecFCpom", a[1]) || a[2]) {
+			cli_error(o->cmd, "unknown option or missing value: %s", a);
+			rec_usage(stderr, o->cmd);
+			return -1;
+		}
+		i++;
+		switch (a[1]) {
+		case 'e': {
+			const char **n = realloc(o->events, (o->nr_events + 1) * sizeof(*n));
+
+			if (!n)
+				return -1;
+			o->events = n;
+			o->events[o->nr_events++] = v;
+			break;
+		}
+		case 'c':
+			o->period = strtoull(v, NULL, 0);
+			if (!o->period) {
+				cli_error(o->cmd, "bad period '%s'", v);
+				return -1;
+			}
+			break;
+		case 'F':
+			o->freq = strtoull(v, NULL, 0);
+			if (!o->freq) {
+				cli_error(o->cmd, "bad frequency '%s'", v);
+				return -1;
+			}
+			break;
+		case 'C':
+			o->cpus = v;
+			break;
+		case 'p':
+			o->pid = atoi(v);
+			if (o->pid <= 0) {
+				cli_error(o->cmd, "bad pid '%s'", v);
+				return -1;
+			}
+			break;
+		case 'o':
+			o->output = v;
+			break;
+		case 'm':
+			o->mmap_pages = (unsigned)strtoul(v, NULL, 0);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The best sampling event this machine has. */
+static const char *rec_default_event(const pm_pmu_list *pmus, char *buf, size_t cap,
+				     const char **why)
+{
+	struct pm_attr a;
+	int fd;
+
+	for (size_t i = 0; pmus && i < pm_pmu_list_count(pmus); i++) {
+		const pm_pmu *p = pm_pmu_list_get(pmus, i);
+		pm_event_list *l = NULL;
+
+		if (!pm_pmu_is_profileme(p))
+			continue;
+		snprintf(buf, cap, "%s/profileme/", pm_pmu_name(p));
+		if (pm_event_parse(&l, pmus, buf, NULL) == 0) {
+			pm_event_list_free(l);
+			*why = "a precise (ProfileMe) PMU is present";
+			return buf;
+		}
+	}
+	pm_attr_init(&a);
+	a.type = PM_TYPE_HARDWARE;
+	a.config = 0; /* cycles */
+	a.sample_period = 1000000;
+	a.flags = PM_ATTR_DISABLED | PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV;
+	fd = pm_attr_open(&a, 0, -1, -1, 0);
+	if (fd >= 0) {
+		close(fd);
+		*why = "hardware counters are present";
+		return "cycles";
+	}
+	*why = "no hardware counters here";
+	return "task-clock";
+}
+
+struct rec_event_map {
+	pm_evlist *el;
+	const char **names;       /* per evlist index */
+	pm_sample_layout **lay;   /* per evlist index */
+	uint64_t **ids;
+	size_t *nr_ids;
+	size_t n;
+};
+
+static int rec_build(struct rec_opts *o, const pm_pmu_list *pmus, const char **events,
+		     size_t nr_events, bool exclude_kernel, pm_evlist **out)
+{
+	struct pm_evlist_opts eo = { .sz = sizeof(eo) };
+	pm_evlist *el = NULL;
+	int rc;
+
+	eo.flags = PM_EVLIST_INHERIT;
+	if (o->system_wide)
+		eo.flags = PM_EVLIST_SYSTEM_WIDE;
+	eo.pid = o->pid;
+	eo.cpus = o->cpus;
+	eo.mmap_pages = o->mmap_pages;
+	rc = pm_evlist_new(&el, &eo);
+	if (rc) {
+		cli_error(o->cmd, "%s", pm_errmsg());
+		return rc;
+	}
+	for (size_t k = 0; k < nr_events; k++) {
+		pm_event_list *l = NULL;
+		struct pm_event_error err = { .sz = sizeof(err) };
+		int base = (int)pm_evlist_count(el);
+
+		rc = pm_event_parse(&l, pmus, events[k], &err);
+		if (rc) {
+			cli_error(o->cmd, "event '%s': %s (at %zu)", events[k], err.message,
+				  err.position);
+			pm_evlist_close(el);
+			return rc;
+		}
+		for (size_t i = 0; i < pm_event_list_count(l); i++) {
+			const pm_event *ev = pm_event_list_get(l, i);
+			unsigned fl = pm_event_flags(ev);
+			size_t g = pm_event_group(ev);
+			struct pm_attr a;
+
+			pm_event_attr(ev, &a);
+			if (!(fl & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET))) {
+				if (o->period) {
+					a.sample_period = o->period;
+					a.flags &= ~PM_ATTR_FREQ;
+				} else {
+					a.sample_period = o->freq ? o->freq : 4000;
+					a.flags |= PM_ATTR_FREQ;
+				}
+			}
+			if (o->callgraph)
+				a.sample_type |= PM_SAMPLE_CALLCHAIN;
+			if (exclude_kernel)
+				a.flags |= PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV;
+			rc = pm_evlist_add(el, &a, pm_event_name(ev),
+					   g == i ? -1 : base + (int)g);
+			if (rc < 0) {
+				cli_error(o->cmd, "%s", pm_errmsg());
+				pm_event_list_free(l);
+				pm_evlist_close(el);
+				return rc;
+			}
+		}
+		pm_event_list_free(l);
+	}
+	*out = el;
+	return 0;
+}
+
+/* ------------------------------------------------------------ sample mode */
+
+struct rec_printer {
+	struct rec_event_map *m;
+	bool json;
+	uint64_t samples;
+};
+
+static int rec_print_cb(const void *rec, size_t size, void *user)
+{
+	struct rec_printer *p = user;
+	struct rec_event_map *m = p->m;
+	struct pm_sample s;
+	size_t idx = 0;
+	uint64_t id;
+	uint32_t type;
+	int be = 0;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	be = 1;
+#endif
+	memcpy(&type, rec, sizeof(type)); /* ring records are in host order */
+	if (type != PM_RECORD_TYPE_SAMPLE)
+		return 0;
+	if (m->n > 1 && pm_record_peek_id(m->lay[0], rec, size, be, &id) == 0) {
+		for (size_t i = 0; i < m->n; i++)
+			for (size_t k = 0; k < m->nr_ids[i]; k++)
+				if (m->ids[i][k] == id)
+					idx = i;
+	}
+	memset(&s, 0, sizeof(s));
+	s.sz = sizeof(s);
+	if (pm_sample_parse(&s, m->lay[idx], rec, size, be, NULL))
+		return 0;
+	p->samples++;
+	if (p->json) {
+		printf("{\"event\":");
+		cli_json_str(stdout, m->names[idx]);
+		printf(",\"pid\":%u,\"tid\":%u,\"time\":%" PRIu64 ",\"cpu\":%u,\"period\":%" PRIu64
+		       ",\"ip\":",
+		       s.pid, s.tid, s.time, s.cpu, s.period);
+		cli_json_hex(stdout, s.ip);
+		if (s.present & PM_SAMPLE_ADDR) {
+			printf(",\"addr\":");
+			cli_json_hex(stdout, s.addr);
+		}
+		printf("}\n");
+	} else {
+		printf("%16s %6u/%-6u [%03u] %" PRIu64 ".%06" PRIu64 ": %10" PRIu64
+		       " %-16s ip 0x%" PRIx64 "\n",
+		       m->names[idx], s.pid, s.tid, s.cpu, s.time / 1000000000,
+		       (s.time / 1000) % 1000000, s.period, m->names[idx], s.ip);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static double rec_cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+int pm_cli_record_main(int argc, char **argv, int sample_mode)
+{
+	struct rec_opts o;
+	pm_pmu_list *pmus = NULL;
+	pm_evlist *el = NULL;
+	pm_writer *w = NULL;
+	struct rec_event_map map;
+	struct rec_printer pr;
+	struct pm_ring_stats st = { .sz = sizeof(st) };
+	const char *def_events[1];
+	const char **events;
+	size_t nr_events;
+	char defbuf[128];
+	pid_t spawned = -1;
+	int rc, ret = 1, status = 0;
+	bool have_child = false;
+	uint64_t written = 0;
+
+	memset(&o, 0, sizeof(o));
+	memset(&map, 0, sizeof(map));
+	o.cmd = sample_mode ? "sample" : "record";
+	o.output = "perf.data";
+	rc = rec_parse_args(&o, argc, argv);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (o.period && o.freq) {
+		cli_error(o.cmd, "-c and -F exclude each other");
+		return 2;
+	}
+	if (!o.argc && !o.pid && !o.system_wide) {
+		cli_error(o.cmd, "nothing to profile: give a command, -p PID or -a");
+		rec_usage(stderr, o.cmd);
+		return 2;
+	}
+	if (o.pid && o.argc) {
+		cli_error(o.cmd, "-p and a command exclude each other");
+		return 2;
+	}
+	if (pm_pmu_scan(&pmus, NULL))
+		pmus = NULL;
+	events = o.events;
+	nr_events = o.nr_events;
+	if (!nr_events) {
+		const char *why = "";
+
+		def_events[0] = rec_default_event(pmus, defbuf, sizeof(defbuf), &why);
+		events = def_events;
+		nr_events = 1;
+		fprintf(stderr, "profileme %s: no -e given; sampling '%s' (%s)\n", o.cmd,
+			def_events[0], why);
+	}
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		rc = rec_build(&o, pmus, events, nr_events, attempt == 1, &el);
+		if (rc)
+			goto out;
+		if (o.argc && !o.system_wide) {
+			rc = pm_evlist_prepare_command(el, o.argv);
+			if (rc < 0) {
+				cli_error(o.cmd, "%s", pm_errmsg());
+				goto out;
+			}
+			have_child = true;
+		}
+		rc = pm_evlist_open(el);
+		if (rc == 0)
+			break;
+		if ((rc == -EACCES || rc == -EPERM) && attempt == 0) {
+			fprintf(stderr, "profileme %s: %s\nprofileme %s: retrying with user-space "
+					"only events (:u)\n",
+				o.cmd, pm_errmsg(), o.cmd);
+			pm_evlist_close(el);
+			el = NULL;
+			have_child = false;
+			continue;
+		}
+		cli_error(o.cmd, "%s", pm_errmsg());
+		goto out;
+	}
+
+	/* Sample layouts and ids per event (sample mode decodes in place). */
+	map.el = el;
+	map.n = pm_evlist_count(el);
+	map.names = calloc(map.n, sizeof(*map.names));
+	map.lay = calloc(map.n, sizeof(*map.lay));
+	map.ids = calloc(map.n, sizeof(*map.ids));
+	map.nr_ids = calloc(map.n, sizeof(*map.nr_ids));
+	if (!map.names || !map.lay || !map.ids || !map.nr_ids)
+		goto out;
+	for (size_t i = 0; i < map.n; i++) {
+		struct pm_attr a;
+		long nid = pm_evlist_ids(el, i, NULL, 0);
+
+		pm_evlist_attr(el, i, &a);
+		map.names[i] = pm_evlist_name(el, i);
+		if (pm_sample_layout_new(&map.lay[i], &a)) {
+			cli_error(o.cmd, "%s", pm_errmsg());
+			goto out;
+		}
+		map.ids[i] = calloc(nid > 0 ? (size_t)nid : 1, sizeof(uint64_t));
+		if (!map.ids[i])
+			goto out;
+		map.nr_ids[i] = (size_t)(nid > 0 ? nid : 0);
+		pm_evlist_ids(el, i, map.ids[i], map.nr_ids[i]);
+	}
+
+	if (!sample_mode) {
+		rc = pm_writer_open(&w, o.output, NULL);
+		if (!rc)
+			rc = pm_writer_add_evlist(w, el);
+		if (!rc)
+			rc = pm_writer_set_cmdline(w, argc, argv);
+		if (!rc)
+			rc = pm_writer_begin(w);
+		if (!rc && o.pid)
+			rc = pm_writer_synthesize(w, o.pid) < 0 ? -1 : 0;
+		if (rc) {
+			cli_error(o.cmd, "%s: %s", o.output, pm_errmsg());
+			goto out;
+		}
+	}
+	memset(&pr, 0, sizeof(pr));
+	pr.m = &map;
+	pr.json = o.json;
+
+	signal(SIGINT, rec_on_signal);
+	signal(SIGTERM, rec_on_signal);
+	if (o.argc && o.system_wide) {
+		rc = pm_evlist_start(el);
+		if (!rc && posix_spawnp(&spawned, o.argv[0], NULL, NULL, o.argv, environ)) {
+			cli_error(o.cmd, "cannot run %s", o.argv[0]);
+			goto out;
+		}
+	} else {
+		rc = pm_evlist_start(el);
+	}
+	if (rc) {
+		cli_error(o.cmd, "%s", pm_errmsg());
+		goto out;
+	}
+
+	for (;;) {
+		int prc = pm_evlist_poll(el, 100);
+		long n;
+		bool done = false;
+
+		if (rec_stop)
+			done = true;
+		if (have_child && pm_evlist_wait_child(el, &status, 0) == 1)
+			done = true;
+		if (spawned > 0 && waitpid(spawned, &status, WNOHANG) == spawned)
+			done = true;
+		if (prc == -EPIPE && o.pid)
+			done = true;
+		if (done)
+			pm_evlist_disable(el);
+		n = sample_mode ? pm_evlist_drain(el, rec_print_cb, &pr) :
+				  pm_evlist_drain(el, pm_writer_ring_cb, w);
+		if (n < 0) {
+			cli_error(o.cmd, "%s", pm_errmsg());
+			goto out;
+		}
+		if (sample_mode)
+			fflush(stdout);
+		else if (n > 0)
+			pm_writer_finished_round(w);
+		if (done)
+			break;
+	}
+
+	pm_evlist_stats(el, &st);
+	if (w) {
+		rc = pm_writer_finish(w);
+		if (rc) {
+			cli_error(o.cmd, "%s: %s", o.output, pm_errmsg());
+			goto out;
+		}
+		pm_writer_counts(w, NULL, &written, NULL);
+	} else {
+		written = pr.samples;
+	}
+	if (!o.quiet)
+		fprintf(stderr,
+			"profileme %s: %" PRIu64 " samples %s%s%s, %" PRIu64 " lost "
+			"(%" PRIu64 " LOST records, %" PRIu64 " LOST_SAMPLES), throttled %" PRIu64
+			" times; recorder CPU %.3f s\n",
+			o.cmd, written, sample_mode ? "printed" : "written to ",
+			sample_mode ? "" : o.output, "", st.lost + st.lost_samples, st.lost_records,
+			st.lost_samples, st.throttles, rec_cpu_seconds());
+	ret = 0;
+	if ((have_child || spawned > 0) && WIFEXITED(status) && WEXITSTATUS(status))
+		ret = WEXITSTATUS(status) == 127 ? 127 : 0;
+out:
+	pm_writer_close(w);
+	for (size_t i = 0; i < map.n; i++) {
+		if (map.lay)
+			pm_sample_layout_free(map.lay[i]);
+		if (map.ids)
+			free(map.ids[i]);
+	}
+	free(map.lay);
+	free(map.ids);
+	free(map.nr_ids);
+	free(map.names);
+	pm_evlist_close(el);
+	pm_pmu_list_free(pmus);
+	free(o.events);
+	return ret;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	return pm_cli_record_main(argc, argv, 0);
+}
