@@ -16,5 +16,6 @@
 #include <profileme/raw.h>
 #include <profileme/symbol.h>
 #include <profileme/ring.h>
+#include <profileme/writer.h>
 
 #endif /* PROFILEME_PROFILEME_H */
