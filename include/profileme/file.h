@@ -491,6 +491,19 @@ PM_API int pm_file_header_status(const pm_file *f, uint64_t *offset);
 PM_API int pm_file_sample(const pm_file *f, const struct pm_file_record *rec, struct pm_sample *out);
 
 /**
+ * @brief **pm_file_record_parse()** decodes any record handed out by
+ *        pm_file_next() with the layout of its attr (so the sample_id_all
+ *        trailer of non-sample records and READ values are decoded).
+ * @param f         the file
+ * @param rec       a record from pm_file_next()
+ * @param[out] out  the record (`out->sz` set by the caller)
+ * @return 0, or an error of pm_record_parse() (message with the file offset).
+ * @since 0.1
+ */
+PM_API int pm_file_record_parse(const pm_file *f, const struct pm_file_record *rec,
+				struct pm_record *out);
+
+/**
  * @brief **pm_file_read_samples()** fills rows with the next samples,
  *        skipping other records (whose metadata is still taken into account).
  * @param f         the file

@@ -83,3 +83,28 @@ int pm_file_read_samples(pm_file *f, struct pm_sample_row *rows, size_t cap, siz
 	*n = k;
 	return rc;
 }
+
+int pm_file_record_parse(const pm_file *f, const struct pm_file_record *rec, struct pm_record *out)
+{
+	const pm_sample_layout *l = NULL;
+	size_t err_off = 0;
+	int rc;
+
+	if (!f || !rec || !out)
+		return pm__err(EINVAL, "pm_file_record_parse: NULL argument");
+	if (rec->type < PM_RECORD_USER_TYPE_START) {
+		if (rec->attr_idx >= 0 && (size_t)rec->attr_idx < f->nr_ev)
+			l = f->ev[rec->attr_idx].layout;
+		else if (f->nr_ev)
+			l = f->ev[0].layout;
+	}
+	rc = pm_record_parse(out, l, rec->data, rec->size, f->be, &err_off);
+	if (rc < 0) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", pm_errmsg());
+		return pm__err(-rc, "perf.data: record at offset %" PRIu64 " (+%zu): %s", rec->offset,
+			       err_off, msg);
+	}
+	return 0;
+}

@@ -1,0 +1,1412 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * profileme script: print the samples of a perf.data file like `perf script`,
+ * as JSON lines (--json, --all), the header (--header) or a record dump (-D).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <profileme/profileme.h>
+
+#include "cli.h"
+
+#define PM_MIN_(a, b) ((a) < (b) ? (a) : (b))
+
+/* ------------------------------------------------------------------ */
+/* fast output buffer */
+
+static char ob[1 << 16];
+static size_t obn;
+
+static void o_flush(void)
+{
+	if (obn)
+		fwrite(ob, 1, obn, stdout);
+	obn = 0;
+}
+
+static void o_room(size_t n)
+{
+	if (obn + n > sizeof(ob))
+		o_flush();
+}
+
+static void o_mem(const char *s, size_t n)
+{
+	if (n > sizeof(ob) / 2) {
+		o_flush();
+		fwrite(s, 1, n, stdout);
+		return;
+	}
+	o_room(n);
+	memcpy(ob + obn, s, n);
+	obn += n;
+}
+
+static void o_str(const char *s)
+{
+	o_mem(s, strlen(s));
+}
+
+static void o_ch(char c)
+{
+	o_room(1);
+	ob[obn++] = c;
+}
+
+static void o_pad(int n)
+{
+	while (n-- > 0)
+		o_ch(' ');
+}
+
+/* right-aligned decimal in width w (left-aligned if w < 0) */
+static void o_dec(uint64_t v, int w)
+{
+	char t[24];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (w > n)
+		o_pad(w - n);
+	o_room((size_t)n);
+	while (n)
+		ob[obn++] = t[--n];
+	if (w < 0 && -w > (int)sizeof(t))
+		return;
+}
+
+static void o_dec_left(uint64_t v, int w)
+{
+	char t[24];
+	int n = 0, k;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	k = n;
+	o_room((size_t)n);
+	while (n)
+		ob[obn++] = t[--n];
+	o_pad(w - k);
+}
+
+static void o_sdec(int64_t v)
+{
+	if (v < 0) {
+		o_ch('-');
+		o_dec((uint64_t)0 - (uint64_t)v, 0);
+	} else {
+		o_dec((uint64_t)v, 0);
+	}
+}
+
+static void o_hex(uint64_t v, int w)
+{
+	static const char hx[] = "0123456789abcdef";
+	char t[16];
+	int n = 0;
+
+	do {
+		t[n++] = hx[v & 15];
+		v >>= 4;
+	} while (v);
+	if (w > n)
+		o_pad(w - n);
+	o_room((size_t)n);
+	while (n)
+		ob[obn++] = t[--n];
+}
+
+static void o_jhex(uint64_t v)
+{
+	o_str("\"0x");
+	o_hex(v, 0);
+	o_ch('"');
+}
+
+static void o_jstr(const char *s, size_t n)
+{
+	o_ch('"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			o_ch('\\');
+			o_ch((char)c);
+		} else if (c < 0x20 || c == 0x7f) {
+			char e[8];
+
+			snprintf(e, sizeof(e), "\\u%04x", c);
+			o_str(e);
+		} else {
+			o_ch((char)c);
+		}
+	}
+	o_ch('"');
+}
+
+static void o_jkey(bool *first, const char *k)
+{
+	if (!*first)
+		o_ch(',');
+	*first = false;
+	o_ch('"');
+	o_str(k);
+	o_str("\":");
+}
+
+static void o_time(uint64_t t, bool ns)
+{
+	o_dec(t / 1000000000ULL, 5);
+	o_ch('.');
+	if (ns) {
+		uint64_t r = t % 1000000000ULL;
+		char b[10];
+
+		for (int i = 8; i >= 0; i--, r /= 10)
+			b[i] = (char)('0' + r % 10);
+		o_mem(b, 9);
+	} else {
+		uint64_t r = (t % 1000000000ULL) / 1000;
+		char b[6];
+
+		for (int i = 5; i >= 0; i--, r /= 10)
+			b[i] = (char)('0' + r % 10);
+		o_mem(b, 6);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* comm per tid */
+
+struct comm_ent {
+	uint32_t tid;
+	bool used;
+	char comm[17];
+};
+
+static struct comm_ent *ctab;
+static size_t ccap, ccount;
+
+static struct comm_ent *comm_slot(uint32_t tid, bool create)
+{
+	size_t i;
+
+	if (!ccap) {
+		if (!create)
+			return NULL;
+		ccap = 1024;
+		ctab = calloc(ccap, sizeof(*ctab));
+		if (!ctab)
+			return NULL;
+	}
+	if (create && (ccount + 1) * 2 > ccap) {
+		struct comm_ent *old = ctab;
+		size_t ocap = ccap;
+
+		ctab = calloc(ccap * 2, sizeof(*ctab));
+		if (!ctab) {
+			ctab = old;
+			return NULL;
+		}
+		ccap *= 2;
+		ccount = 0;
+		for (size_t k = 0; k < ocap; k++)
+			if (old[k].used) {
+				struct comm_ent *e = comm_slot(old[k].tid, true);
+
+				*e = old[k];
+			}
+		free(old);
+	}
+	for (i = (tid * 2654435761u) & (ccap - 1); ctab[i].used; i = (i + 1) & (ccap - 1))
+		if (ctab[i].tid == tid)
+			return &ctab[i];
+	if (!create)
+		return NULL;
+	ctab[i].used = true;
+	ctab[i].tid = tid;
+	ctab[i].comm[0] = 0;
+	ccount++;
+	return &ctab[i];
+}
+
+static void comm_set(uint32_t tid, const char *s, size_t n)
+{
+	struct comm_ent *e = comm_slot(tid, true);
+
+	if (!e)
+		return;
+	n = strnlen(s, n);
+	if (n > 16)
+		n = 16;
+	memcpy(e->comm, s, n);
+	e->comm[n] = 0;
+}
+
+static const char *comm_get(uint32_t tid)
+{
+	struct comm_ent *e = comm_slot(tid, false);
+
+	return e && e->comm[0] ? e->comm : ":" ;
+}
+
+/* ------------------------------------------------------------------ */
+/* options */
+
+enum {
+	F_COMM = 1 << 0, F_PID = 1 << 1, F_TID = 1 << 2, F_CPU = 1 << 3, F_TIME = 1 << 4,
+	F_EVENT = 1 << 5, F_IP = 1 << 6, F_SYM = 1 << 7, F_SYMOFF = 1 << 8, F_DSO = 1 << 9,
+	F_ADDR = 1 << 10, F_PERIOD = 1 << 11, F_PHYS = 1 << 12, F_RAW = 1 << 13,
+	F_WEIGHT = 1 << 14, F_DATA_SRC = 1 << 15, F_IREGS = 1 << 16, F_UREGS = 1 << 17,
+};
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} fnames[] = {
+	{ "comm", F_COMM }, { "pid", F_PID }, { "tid", F_TID }, { "cpu", F_CPU },
+	{ "time", F_TIME }, { "event", F_EVENT }, { "ip", F_IP }, { "sym", F_SYM },
+	{ "symoff", F_SYMOFF }, { "dso", F_DSO }, { "addr", F_ADDR }, { "period", F_PERIOD },
+	{ "phys_addr", F_PHYS }, { "raw", F_RAW }, { "weight", F_WEIGHT },
+	{ "data_src", F_DATA_SRC }, { "iregs", F_IREGS }, { "uregs", F_UREGS },
+	{ "trace", F_RAW },
+};
+
+struct script {
+	pm_file *f;
+	bool json, all, ns, header, dump, user_fields;
+	unsigned fields;
+	int name_width;
+	char **names; /* per attr */
+	size_t nnames;
+	pm_raw_ctx *rctx;
+	const pm_raw_decoder **dec; /* per attr */
+	size_t ndec;
+	void *sym; /* pm_symbolizer */
+	uint64_t nsamples;
+};
+
+static int parse_fields(struct script *s, const char *arg)
+{
+	char *dup = strdup(arg), *save = NULL, *tok;
+	unsigned set = 0, add = 0, del = 0;
+	bool mod = false;
+
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *c = strchr(tok, ':');
+		int sign = 0;
+		size_t i;
+
+		if (c) /* "type:fields": the type selector is ignored */
+			tok = c + 1;
+		if (*tok == '+' || *tok == '-') {
+			sign = *tok == '+' ? 1 : -1;
+			tok++;
+			mod = true;
+		}
+		if (!*tok)
+			continue;
+		for (i = 0; i < sizeof(fnames) / sizeof(fnames[0]); i++)
+			if (!strcmp(tok, fnames[i].name))
+				break;
+		if (i == sizeof(fnames) / sizeof(fnames[0])) {
+			cli_error("script", "unknown field '%s' in -F", tok);
+			free(dup);
+			return -EINVAL;
+		}
+		if (sign > 0)
+			add |= fnames[i].bit;
+		else if (sign < 0)
+			del |= fnames[i].bit;
+		else
+			set |= fnames[i].bit;
+	}
+	free(dup);
+	if (mod && !set) {
+		s->fields = (s->fields | add) & ~del;
+	} else {
+		s->fields = (set | add) & ~del;
+		s->user_fields = true;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* symbols */
+
+#ifdef PM_HAVE_LIBELF
+static void sym_record(struct script *s, const struct pm_file_record *rec)
+{
+	struct pm_record r;
+
+	if (!s->sym)
+		return;
+	if (rec->type != PM_RECORD_MMAP && rec->type != PM_RECORD_MMAP2 &&
+	    rec->type != PM_RECORD_FORK && rec->type != PM_RECORD_COMM &&
+	    rec->type != PM_RECORD_EXIT)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.sz = sizeof(r);
+	if (pm_record_parse(&r, NULL, rec->data, rec->size, rec->big_endian, NULL) < 0)
+		return;
+	switch (rec->type) {
+	case PM_RECORD_MMAP:
+	case PM_RECORD_MMAP2: {
+		char name[4096];
+		size_t n = PM_MIN_(r.mmap.filename_len, sizeof(name) - 1);
+
+		memcpy(name, r.mmap.filename, n);
+		name[n] = 0;
+		if (r.mmap.len)
+			pm_sym_add_map(s->sym, (int32_t)r.mmap.pid, r.mmap.addr, r.mmap.len,
+				       r.mmap.pgoff, name);
+		break;
+	}
+	case PM_RECORD_FORK:
+		if (r.task.pid != r.task.ppid)
+			pm_sym_fork(s->sym, (int32_t)r.task.ppid, (int32_t)r.task.pid);
+		break;
+	case PM_RECORD_COMM:
+		if (rec->misc & PM_RECORD_MISC_COMM_EXEC)
+			pm_sym_exec(s->sym, (int32_t)r.comm.pid);
+		break;
+	case PM_RECORD_EXIT:
+		pm_sym_exit(s->sym, (int32_t)r.task.pid);
+		break;
+	}
+}
+#endif
+
+static uint64_t last_dso_addr;
+static bool last_user_map;
+
+static bool sym_lookup(struct script *s, uint32_t pid, uint64_t addr, int cpumode,
+		       const char **name, uint64_t *off, const char **dso)
+{
+#ifdef PM_HAVE_LIBELF
+	struct pm_sym_result res;
+	uint32_t how = 0;
+
+	if (!s->sym)
+		return false;
+	if (cpumode == PM_RECORD_MISC_KERNEL || cpumode == PM_RECORD_MISC_GUEST_KERNEL)
+		how = PM_SYM_LOOKUP_KERNEL;
+	else if (cpumode == PM_RECORD_MISC_USER || cpumode == PM_RECORD_MISC_GUEST_USER)
+		how = PM_SYM_LOOKUP_USER;
+	res.sz = sizeof(res);
+	if (pm_sym_lookup(s->sym, (int32_t)pid, addr, how, &res) < 0)
+		return false;
+	*name = res.name;
+	*off = res.offset;
+	*dso = res.dso;
+	last_dso_addr = res.dso_addr;
+	last_user_map = !(res.flags & (PM_SYM_KERNEL | PM_SYM_NO_MAP));
+	return true;
+#else
+	(void)s; (void)pid; (void)addr; (void)cpumode; (void)name; (void)off; (void)dso;
+	return false;
+#endif
+}
+
+/* " sym+0xoff (dso)" as perf prints it */
+static void o_symbol(struct script *s, uint32_t pid, uint64_t addr, int cpumode, unsigned fl)
+{
+	const char *name = "[unknown]", *dso = "[unknown]";
+	uint64_t off = 0;
+	bool found = false;
+
+	if (fl & (F_SYM | F_DSO))
+		found = sym_lookup(s, pid, addr, cpumode, &name, &off, &dso);
+	if (fl & F_SYM) {
+		o_ch(' ');
+		o_str(name);
+		if ((fl & F_SYMOFF) && found && strcmp(name, "[unknown]")) {
+			o_str("+0x");
+			o_hex(off, 0);
+		}
+	}
+	if (fl & F_DSO) {
+		o_str(" (");
+		o_str(dso);
+		o_ch(')');
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* event names */
+
+static void make_names(struct script *s)
+{
+	size_t n = pm_file_nr_attrs(s->f);
+
+	if (n <= s->nnames)
+		return;
+	s->names = realloc(s->names, n * sizeof(*s->names));
+	for (size_t i = s->nnames; i < n; i++) {
+		const char *nm = pm_file_event_name(s->f, i);
+		char buf[256];
+
+		if (!nm) {
+			if (pm_attr_format(pm_file_attr(s->f, i), NULL, buf, sizeof(buf)) < 0)
+				snprintf(buf, sizeof(buf), "unknown-%zu", i);
+			nm = buf;
+		}
+		s->names[i] = strdup(nm);
+		if ((int)strlen(nm) > s->name_width)
+			s->name_width = (int)strlen(nm);
+	}
+	s->nnames = n;
+}
+
+static const char *ev_name(struct script *s, int idx)
+{
+	if (idx < 0)
+		return "[unknown]";
+	if ((size_t)idx >= s->nnames)
+		make_names(s);
+	return (size_t)idx < s->nnames ? s->names[idx] : "[unknown]";
+}
+
+/* raw decoders (Alpha ProfileMe, AMD IBS), chosen per attr */
+static void setup_raw(struct script *s)
+{
+	const char *pmu, *name, *value, *str;
+	uint32_t type;
+	struct pm_file_info info;
+
+	if (pm_raw_ctx_new(&s->rctx) < 0) {
+		s->rctx = NULL;
+		return;
+	}
+	info.sz = sizeof(info);
+	pm_file_get_info(s->f, &info);
+	pm_raw_ctx_set_big_endian(s->rctx, info.big_endian);
+	if ((str = pm_file_feature_string(s->f, PM_FEAT_ARCH)))
+		pm_raw_ctx_set_arch(s->rctx, str);
+	if ((str = pm_file_feature_string(s->f, PM_FEAT_CPUID)))
+		pm_raw_ctx_set_cpuid(s->rctx, str);
+	for (size_t i = 0; !pm_file_pmu_mapping(s->f, i, &type, &name); i++)
+		pm_raw_ctx_add_pmu(s->rctx, type, name);
+	for (size_t i = 0; !pm_file_pmu_cap(s->f, i, &pmu, &name, &value); i++)
+		pm_raw_ctx_set_pmu_cap(s->rctx, pmu, name, value);
+}
+
+static const pm_raw_decoder *raw_decoder(struct script *s, int idx)
+{
+	size_t n = pm_file_nr_attrs(s->f);
+
+	if (!s->rctx || idx < 0)
+		return NULL;
+	if ((size_t)idx >= s->ndec) {
+		const pm_raw_decoder **d = realloc(s->dec, n * sizeof(*d));
+
+		if (!d)
+			return NULL;
+		s->dec = d;
+		for (size_t i = s->ndec; i < n; i++) {
+			const struct pm_attr *a = pm_file_attr(s->f, i);
+
+			d[i] = NULL;
+			if (a && (a->sample_type & PM_SAMPLE_RAW))
+				pm_raw_ctx_select(s->rctx, a, &d[i]);
+		}
+		s->ndec = n;
+	}
+	return (size_t)idx < s->ndec ? s->dec[idx] : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* sample output */
+
+static void o_hexbytes(const uint8_t *p, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		o_room(2);
+		ob[obn++] = hx[p[i] >> 4];
+		ob[obn++] = hx[p[i] & 15];
+	}
+}
+
+static void o_regs_json(const char *key, bool *first, const struct pm_sample *sm, int which,
+			const struct pm_regs *r)
+{
+	uint32_t k = 0;
+
+	o_jkey(first, key);
+	o_str("{\"abi\":");
+	o_dec(r->abi, 0);
+	for (unsigned b = 0; b < 64; b++) {
+		uint64_t v;
+
+		if (!(r->mask & (1ULL << b)) || k >= r->nr)
+			continue;
+		if (pm_sample_reg(sm, which, k++, &v) < 0)
+			break;
+		o_str(",\"r");
+		o_dec(b, 0);
+		o_str("\":");
+		o_jhex(v);
+	}
+	o_ch('}');
+}
+
+static void sample_json(struct script *s, const struct pm_file_record *rec, const struct pm_sample *sm)
+{
+	uint64_t p = sm->present;
+	bool first = true;
+
+	o_ch('{');
+	if (s->all) {
+		o_jkey(&first, "type");
+		o_str("\"SAMPLE\"");
+	}
+	o_jkey(&first, "event");
+	o_jstr(ev_name(s, rec->attr_idx), strlen(ev_name(s, rec->attr_idx)));
+	if (p & PM_SAMPLE_TID) {
+		const char *c = comm_get(sm->tid);
+
+		o_jkey(&first, "pid");
+		o_sdec((int32_t)sm->pid);
+		o_jkey(&first, "tid");
+		o_sdec((int32_t)sm->tid);
+		o_jkey(&first, "comm");
+		o_jstr(c, strlen(c));
+	}
+	if (p & PM_SAMPLE_TIME) {
+		o_jkey(&first, "time");
+		o_dec(sm->time, 0);
+	}
+	if (p & PM_SAMPLE_CPU) {
+		o_jkey(&first, "cpu");
+		o_dec(sm->cpu, 0);
+	}
+	if (p & PM_SAMPLE_PERIOD) {
+		o_jkey(&first, "period");
+		o_dec(sm->period, 0);
+	}
+	if (p & (PM_SAMPLE_ID | PM_SAMPLE_IDENTIFIER)) {
+		o_jkey(&first, "id");
+		o_dec(sm->id, 0);
+	}
+	if (p & PM_SAMPLE_STREAM_ID) {
+		o_jkey(&first, "stream_id");
+		o_dec(sm->stream_id, 0);
+	}
+	if (p & PM_SAMPLE_IP) {
+		o_jkey(&first, "ip");
+		o_jhex(sm->ip);
+		if (s->fields & (F_SYM | F_DSO)) {
+			const char *nm = "[unknown]", *dso = "[unknown]";
+			uint64_t off = 0;
+
+			sym_lookup(s, sm->pid, sm->ip, sm->misc & PM_RECORD_MISC_CPUMODE_MASK, &nm, &off, &dso);
+			o_jkey(&first, "sym");
+			o_jstr(nm, strlen(nm));
+			o_jkey(&first, "symoff");
+			o_dec(off, 0);
+			o_jkey(&first, "dso");
+			o_jstr(dso, strlen(dso));
+		}
+	}
+	if (p & PM_SAMPLE_ADDR) {
+		o_jkey(&first, "addr");
+		o_jhex(sm->addr);
+	}
+	if (p & PM_SAMPLE_PHYS_ADDR) {
+		o_jkey(&first, "phys_addr");
+		o_jhex(sm->phys_addr);
+	}
+	if (p & PM_SAMPLE_CALLCHAIN) {
+		bool f2 = true;
+
+		o_jkey(&first, "callchain");
+		o_ch('[');
+		for (uint64_t i = 0; i < sm->callchain.nr; i++) {
+			uint64_t ip;
+
+			if (pm_sample_callchain_ip(sm, i, &ip) < 0 || PM_CONTEXT_IS_MARKER(ip))
+				continue;
+			if (!f2)
+				o_ch(',');
+			f2 = false;
+			o_jhex(ip);
+		}
+		o_ch(']');
+	}
+	if (p & PM_SAMPLE_READ) {
+		struct pm_read_value v;
+
+		o_jkey(&first, "read");
+		o_str("{");
+		bool f3 = true;
+		if (sm->read.format & PM_FORMAT_TOTAL_TIME_ENABLED) {
+			o_jkey(&f3, "time_enabled");
+			o_dec(sm->read.time_enabled, 0);
+		}
+		if (sm->read.format & PM_FORMAT_TOTAL_TIME_RUNNING) {
+			o_jkey(&f3, "time_running");
+			o_dec(sm->read.time_running, 0);
+		}
+		o_jkey(&f3, "values");
+		o_ch('[');
+		for (uint64_t i = 0; i < sm->read.nr; i++) {
+			v.sz = sizeof(v);
+			if (pm_read_value_get(&sm->read, i, &v) < 0)
+				break;
+			if (i)
+				o_ch(',');
+			o_str("{\"value\":");
+			o_dec(v.value, 0);
+			if (sm->read.format & PM_FORMAT_ID) {
+				o_str(",\"id\":");
+				o_dec(v.id, 0);
+			}
+			if (sm->read.format & PM_FORMAT_LOST) {
+				o_str(",\"lost\":");
+				o_dec(v.lost, 0);
+			}
+			o_ch('}');
+		}
+		o_str("]}");
+	}
+	if (p & PM_SAMPLE_RAW) {
+		const pm_raw_decoder *d = raw_decoder(s, rec->attr_idx);
+
+		o_jkey(&first, "raw");
+		o_ch('"');
+		o_hexbytes(sm->raw.data, sm->raw.size);
+		o_ch('"');
+		if (d) {
+			char buf[4096];
+			int n = pm_raw_format_json(d, s->rctx, sm->raw.data, sm->raw.size, buf, sizeof(buf));
+
+			if (n > 0 && (size_t)n < sizeof(buf)) {
+				o_jkey(&first, pm_raw_decoder_name(d));
+				o_mem(buf, (size_t)n);
+			}
+		}
+	}
+	if (p & PM_SAMPLE_BRANCH_STACK) {
+		struct pm_branch_entry be;
+
+		o_jkey(&first, "brstack");
+		o_ch('[');
+		for (uint64_t i = 0; i < sm->branch_stack.nr; i++) {
+			be.sz = sizeof(be);
+			if (pm_sample_branch_entry(sm, i, &be) < 0)
+				break;
+			if (i)
+				o_ch(',');
+			o_str("{\"from\":");
+			o_jhex(be.from);
+			o_str(",\"to\":");
+			o_jhex(be.to);
+			o_str(",\"flags\":");
+			o_jhex(be.flags);
+			o_ch('}');
+		}
+		o_ch(']');
+	}
+	if (p & PM_SAMPLE_REGS_USER)
+		o_regs_json("uregs", &first, sm, PM_REGS_USER, &sm->regs_user);
+	if (p & PM_SAMPLE_STACK_USER) {
+		o_jkey(&first, "stack_user");
+		o_str("{\"size\":");
+		o_dec(sm->stack_user.size, 0);
+		o_str(",\"dyn_size\":");
+		o_dec(sm->stack_user.dyn_size, 0);
+		o_ch('}');
+	}
+	if (p & (PM_SAMPLE_WEIGHT | PM_SAMPLE_WEIGHT_STRUCT)) {
+		o_jkey(&first, "weight");
+		o_dec(sm->weight, 0);
+	}
+	if (p & PM_SAMPLE_DATA_SRC) {
+		o_jkey(&first, "data_src");
+		o_jhex(sm->data_src);
+	}
+	if (p & PM_SAMPLE_TRANSACTION) {
+		o_jkey(&first, "transaction");
+		o_jhex(sm->transaction);
+	}
+	if (p & PM_SAMPLE_REGS_INTR)
+		o_regs_json("iregs", &first, sm, PM_REGS_INTR, &sm->regs_intr);
+	if (p & PM_SAMPLE_CGROUP) {
+		o_jkey(&first, "cgroup");
+		o_dec(sm->cgroup, 0);
+	}
+	if (p & PM_SAMPLE_DATA_PAGE_SIZE) {
+		o_jkey(&first, "data_page_size");
+		o_dec(sm->data_page_size, 0);
+	}
+	if (p & PM_SAMPLE_CODE_PAGE_SIZE) {
+		o_jkey(&first, "code_page_size");
+		o_dec(sm->code_page_size, 0);
+	}
+	if (p & PM_SAMPLE_AUX) {
+		o_jkey(&first, "aux_size");
+		o_dec(sm->aux.size, 0);
+	}
+	o_str("}\n");
+}
+
+/* perf script's text line */
+static void sample_text(struct script *s, const struct pm_file_record *rec, const struct pm_sample *sm)
+{
+	uint64_t p = sm->present;
+	unsigned fl = s->fields;
+	int cpumode = sm->misc & PM_RECORD_MISC_CPUMODE_MASK;
+	bool chain = (p & PM_SAMPLE_CALLCHAIN) && (fl & F_IP);
+
+	if (!s->user_fields) {
+		fl = F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO;
+		if (p & PM_SAMPLE_CPU)
+			fl |= F_CPU;
+		if (p & PM_SAMPLE_PERIOD)
+			fl |= F_PERIOD;
+		if (p & PM_SAMPLE_ADDR)
+			fl |= F_ADDR;
+	}
+	if (fl & F_COMM) {
+		const char *c = (p & PM_SAMPLE_TID) ? comm_get(sm->tid) : ":";
+
+		if (chain) {
+			o_str(c);
+			o_ch(' ');
+		} else {
+			o_pad(16 - (int)strlen(c));
+			o_str(c);
+			o_ch(' ');
+		}
+	}
+	if ((fl & F_PID) && (fl & F_TID)) {
+		o_dec(sm->pid, 5);
+		o_ch('/');
+		o_dec_left(sm->tid, 5);
+		o_ch(' ');
+	} else if (fl & F_PID) {
+		o_dec(sm->pid, 5);
+		o_ch(' ');
+	} else if (fl & F_TID) {
+		o_dec(sm->tid, 5);
+		o_ch(' ');
+	}
+	if ((fl & F_CPU) && (p & PM_SAMPLE_CPU)) {
+		char b[16];
+
+		snprintf(b, sizeof(b), "[%03u] ", sm->cpu);
+		o_str(b);
+	}
+	if ((fl & F_TIME) && (p & PM_SAMPLE_TIME)) {
+		o_time(sm->time, s->ns);
+		o_str(": ");
+	}
+	if (fl & F_PERIOD) {
+		o_dec(sm->period, 10);
+		o_ch(' ');
+	}
+	if (fl & F_EVENT) {
+		const char *n = ev_name(s, rec->attr_idx);
+
+		o_pad(s->name_width - (int)strlen(n));
+		o_str(n);
+		o_str(": ");
+	}
+	if ((fl & F_ADDR) && (p & PM_SAMPLE_ADDR)) {
+		o_hex(sm->addr, 16);
+	}
+	if ((fl & F_PHYS) && (p & PM_SAMPLE_PHYS_ADDR)) {
+		o_ch(' ');
+		o_hex(sm->phys_addr, 16);
+	}
+	if ((fl & F_WEIGHT) && (p & (PM_SAMPLE_WEIGHT | PM_SAMPLE_WEIGHT_STRUCT))) {
+		o_dec(sm->weight, 16);
+	}
+	if ((fl & F_DATA_SRC) && (p & PM_SAMPLE_DATA_SRC)) {
+		o_ch(' ');
+		o_hex(sm->data_src, 16);
+	}
+	if (fl & F_IP) {
+		if (chain) {
+			int mode = cpumode;
+
+			o_ch('\n');
+			for (uint64_t i = 0; i < sm->callchain.nr; i++) {
+				uint64_t ip;
+
+				if (pm_sample_callchain_ip(sm, i, &ip) < 0)
+					break;
+				if (PM_CONTEXT_IS_MARKER(ip)) {
+					if (ip == PM_CONTEXT_KERNEL)
+						mode = PM_RECORD_MISC_KERNEL;
+					else if (ip == PM_CONTEXT_USER)
+						mode = PM_RECORD_MISC_USER;
+					continue;
+				}
+				/* perf prints user entries of a chain module-relative */
+				{
+					const char *nm, *dso;
+					uint64_t off, shown = ip;
+
+					last_user_map = false;
+					if ((fl & (F_SYM | F_DSO)) &&
+					    sym_lookup(s, sm->pid, ip, mode, &nm, &off, &dso) && last_user_map)
+						shown = last_dso_addr;
+					o_ch('\t');
+					o_hex(shown, 16);
+				}
+				o_symbol(s, sm->pid, ip, mode, fl);
+				o_ch('\n');
+			}
+		} else if (p & PM_SAMPLE_IP) {
+			o_ch(' ');
+			o_hex(sm->ip, 16);
+			o_symbol(s, sm->pid, sm->ip, cpumode, fl);
+		}
+	}
+	if ((fl & F_RAW) && (p & PM_SAMPLE_RAW)) {
+		const pm_raw_decoder *d = raw_decoder(s, rec->attr_idx);
+		char buf[4096];
+		int n = d ? pm_raw_format_json(d, s->rctx, sm->raw.data, sm->raw.size, buf, sizeof(buf)) : -1;
+
+		o_ch(' ');
+		if (n > 0 && (size_t)n < sizeof(buf))
+			o_mem(buf, (size_t)n);
+		else
+			o_hexbytes(sm->raw.data, sm->raw.size);
+	}
+	if ((fl & F_IREGS) && (p & PM_SAMPLE_REGS_INTR)) {
+		for (uint32_t k = 0; k < sm->regs_intr.nr; k++) {
+			uint64_t v;
+
+			if (pm_sample_reg(sm, PM_REGS_INTR, k, &v) < 0)
+				break;
+			o_str(" r:0x");
+			o_hex(v, 0);
+		}
+	}
+	if (chain)
+		o_ch('\n');
+	else
+		o_ch('\n');
+}
+
+/* ------------------------------------------------------------------ */
+/* other records */
+
+static void o_sample_id_json(bool *first, const struct pm_sample_id *id)
+{
+	if (id->present & PM_SAMPLE_TID) {
+		o_jkey(first, "sample_pid");
+		o_sdec((int32_t)id->pid);
+		o_jkey(first, "sample_tid");
+		o_sdec((int32_t)id->tid);
+	}
+	if (id->present & PM_SAMPLE_TIME) {
+		o_jkey(first, "time");
+		o_dec(id->time, 0);
+	}
+	if (id->present & (PM_SAMPLE_ID | PM_SAMPLE_IDENTIFIER)) {
+		o_jkey(first, "id");
+		o_dec(id->id, 0);
+	}
+	if (id->present & PM_SAMPLE_STREAM_ID) {
+		o_jkey(first, "stream_id");
+		o_dec(id->stream_id, 0);
+	}
+	if (id->present & PM_SAMPLE_CPU) {
+		o_jkey(first, "cpu");
+		o_dec(id->cpu, 0);
+	}
+}
+
+static void record_json(struct script *s, const struct pm_file_record *rec, const struct pm_record *r,
+			bool parsed)
+{
+	const char *tn = pm_record_type_name(rec->type);
+	bool first = true;
+
+	o_ch('{');
+	o_jkey(&first, "type");
+	if (!strcmp(tn, "UNKNOWN")) {
+		char b[32];
+
+		snprintf(b, sizeof(b), "\"UNKNOWN_%u\"", rec->type);
+		o_str(b);
+	} else {
+		o_jstr(tn, strlen(tn));
+	}
+	o_jkey(&first, "offset");
+	o_dec(rec->offset, 0);
+	o_jkey(&first, "size");
+	o_dec(rec->size, 0);
+	o_jkey(&first, "misc");
+	o_dec(rec->misc, 0);
+	if (rec->attr_idx >= 0 && rec->type < PM_RECORD_USER_TYPE_START) {
+		const char *n = ev_name(s, rec->attr_idx);
+
+		o_jkey(&first, "event");
+		o_jstr(n, strlen(n));
+	}
+	if (parsed) {
+		switch (rec->type) {
+		case PM_RECORD_MMAP:
+		case PM_RECORD_MMAP2:
+			o_jkey(&first, "pid");
+			o_sdec((int32_t)r->mmap.pid);
+			o_jkey(&first, "tid");
+			o_sdec((int32_t)r->mmap.tid);
+			o_jkey(&first, "start");
+			o_jhex(r->mmap.addr);
+			o_jkey(&first, "len");
+			o_jhex(r->mmap.len);
+			o_jkey(&first, "pgoff");
+			o_jhex(r->mmap.pgoff);
+			o_jkey(&first, "filename");
+			o_jstr(r->mmap.filename, r->mmap.filename_len);
+			break;
+		case PM_RECORD_COMM:
+			o_jkey(&first, "pid");
+			o_sdec((int32_t)r->comm.pid);
+			o_jkey(&first, "tid");
+			o_sdec((int32_t)r->comm.tid);
+			o_jkey(&first, "comm");
+			o_jstr(r->comm.comm, r->comm.comm_len);
+			break;
+		case PM_RECORD_FORK:
+		case PM_RECORD_EXIT:
+			o_jkey(&first, "pid");
+			o_sdec((int32_t)r->task.pid);
+			o_jkey(&first, "ppid");
+			o_sdec((int32_t)r->task.ppid);
+			o_jkey(&first, "tid");
+			o_sdec((int32_t)r->task.tid);
+			o_jkey(&first, "ptid");
+			o_sdec((int32_t)r->task.ptid);
+			break;
+		case PM_RECORD_LOST:
+		case PM_RECORD_LOST_SAMPLES:
+			o_jkey(&first, "lost");
+			o_dec(r->lost.lost, 0);
+			break;
+		case PM_RECORD_HEADER_ATTR:
+			o_jkey(&first, "attr_type");
+			o_dec(r->attr.attr.type, 0);
+			o_jkey(&first, "config");
+			o_jhex(r->attr.attr.config);
+			o_jkey(&first, "sample_type");
+			o_jhex(r->attr.attr.sample_type);
+			break;
+		case PM_RECORD_HEADER_FEATURE:
+			o_jkey(&first, "feat_id");
+			o_dec(r->feature.feat_id, 0);
+			break;
+		default:
+			break;
+		}
+		o_sample_id_json(&first, &r->sample_id);
+	}
+	o_str("}\n");
+}
+
+static void dump_hex(const uint8_t *p, size_t n)
+{
+	char line[128];
+
+	for (size_t i = 0; i < n; i += 16) {
+		int k = snprintf(line, sizeof(line), ".  %04zx: ", i);
+
+		for (size_t j = 0; j < 16; j++)
+			k += i + j < n ? snprintf(line + k, sizeof(line) - (size_t)k, " %02x", p[i + j])
+				       : snprintf(line + k, sizeof(line) - (size_t)k, "   ");
+		k += snprintf(line + k, sizeof(line) - (size_t)k, "  ");
+		for (size_t j = 0; j < 16 && i + j < n; j++)
+			line[k++] = (p[i + j] >= 0x20 && p[i + j] < 0x7f) ? (char)p[i + j] : '.';
+		line[k++] = '\n';
+		o_mem(line, (size_t)k);
+	}
+}
+
+static void record_dump(struct script *s, const struct pm_file_record *rec, const struct pm_sample *sm)
+{
+	char b[256];
+	const char *tn = pm_record_type_name(rec->type);
+
+	snprintf(b, sizeof(b), "\n%#" PRIx64 "%s [%#x]: event: %u\n.\n. ... raw event: size %u bytes\n",
+		 rec->offset, rec->from_compressed ? " (compressed)" : "", rec->size, rec->type,
+		 rec->size);
+	o_str(b);
+	dump_hex(rec->data, rec->size > 4096 ? 4096 : rec->size);
+	o_ch('\n');
+	if (rec->time != PM_FILE_NO_TIME)
+		o_dec(rec->time, 0);
+	else
+		o_ch('0');
+	snprintf(b, sizeof(b), " %#" PRIx64 " [%#x]: PERF_RECORD_%s", rec->offset, rec->size, tn);
+	o_str(b);
+	if (sm) {
+		snprintf(b, sizeof(b), "(IP, %#x): %d/%d: %#" PRIx64 " period: %" PRIu64 " addr: %#" PRIx64
+			 "\n", sm->misc, (int32_t)sm->pid, (int32_t)sm->tid, sm->ip, sm->period,
+			 sm->addr);
+		o_str(b);
+		if (sm->present & PM_SAMPLE_CALLCHAIN) {
+			snprintf(b, sizeof(b), "... FP chain: nr:%" PRIu64 "\n", sm->callchain.nr);
+			o_str(b);
+			for (uint64_t i = 0; i < sm->callchain.nr; i++) {
+				uint64_t ip = 0;
+
+				pm_sample_callchain_ip(sm, i, &ip);
+				snprintf(b, sizeof(b), "..... %2" PRIu64 ": %016" PRIx64 "\n", i, ip);
+				o_str(b);
+			}
+		}
+		if (sm->present & PM_SAMPLE_RAW) {
+			const pm_raw_decoder *d = raw_decoder(s, rec->attr_idx);
+			static char buf[8192];
+
+			snprintf(b, sizeof(b), "... raw size %u\n", sm->raw.size);
+			o_str(b);
+			if (d) {
+				int n = pm_raw_format_text(d, s->rctx, sm->raw.data, sm->raw.size, "  ",
+							   buf, sizeof(buf));
+
+				if (n > 0 && (size_t)n < sizeof(buf))
+					o_mem(buf, (size_t)n);
+			}
+		}
+	} else {
+		o_ch('\n');
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* --header */
+
+static const char *feat_names[] = {
+	"RESERVED", "TRACING_DATA", "BUILD_ID", "HOSTNAME", "OSRELEASE", "VERSION", "ARCH",
+	"NRCPUS", "CPUDESC", "CPUID", "TOTAL_MEM", "CMDLINE", "EVENT_DESC", "CPU_TOPOLOGY",
+	"NUMA_TOPOLOGY", "BRANCH_STACK", "PMU_MAPPINGS", "GROUP_DESC", "AUXTRACE", "STAT", "CACHE",
+	"SAMPLE_TIME", "MEM_TOPOLOGY", "CLOCKID", "DIR_FORMAT", "BPF_PROG_INFO", "BPF_BTF",
+	"COMPRESSED", "CPU_PMU_CAPS", "CLOCK_DATA", "HYBRID_TOPOLOGY", "PMU_CAPS",
+};
+
+static void print_header(struct script *s)
+{
+	struct pm_file_info info;
+	const char *str;
+	uint32_t a, b, c;
+	uint64_t x, y;
+	FILE *o = stdout;
+
+	info.sz = sizeof(info);
+	pm_file_get_info(s->f, &info);
+	fprintf(o, "# ========\n");
+	fprintf(o, "# %s mode, %s endian\n", info.pipe_mode ? "pipe" : "file",
+		info.big_endian ? "big" : "little");
+	if (!info.pipe_mode) {
+		fprintf(o, "# data offset    : %" PRIu64 "\n", info.data_offset);
+		fprintf(o, "# data size      : %" PRIu64 "\n", info.data_size);
+		fprintf(o, "# feat offset    : %" PRIu64 "\n", info.feat_offset);
+	}
+	if ((str = pm_file_feature_string(s->f, PM_FEAT_HOSTNAME)))
+		fprintf(o, "# hostname : %s\n", str);
+	if ((str = pm_file_feature_string(s->f, PM_FEAT_OSRELEASE)))
+		fprintf(o, "# os release : %s\n", str);
+	if ((str = pm_file_feature_string(s->f, PM_FEAT_VERSION)))
+		fprintf(o, "# perf version : %s\n", str);
+	if ((str = pm_file_feature_string(s->f, PM_FEAT_ARCH)))
+		fprintf(o, "# arch : %s\n", str);
+	if (!pm_file_nrcpus(s->f, &a, &b))
+		fprintf(o, "# nrcpus online : %u\n# nrcpus avail : %u\n", b, a);
+	if ((str = pm_file_feature_string(s->f, PM_FEAT_CPUDESC)))
+		fprintf(o, "# cpudesc : %s\n", str);
+	if ((str = pm_file_feature_string(s->f, PM_FEAT_CPUID)))
+		fprintf(o, "# cpuid : %s\n", str);
+	if (!pm_file_total_mem(s->f, &x))
+		fprintf(o, "# total memory : %" PRIu64 " kB\n", x);
+	if (pm_file_cmdline(s->f, 0)) {
+		fprintf(o, "# cmdline :");
+		for (size_t i = 0; (str = pm_file_cmdline(s->f, i)); i++)
+			fprintf(o, " %s", str);
+		fprintf(o, " \n");
+	}
+	make_names(s);
+	for (size_t i = 0; i < pm_file_nr_attrs(s->f); i++) {
+		const struct pm_attr *at = pm_file_attr(s->f, i);
+		size_t nids;
+		const uint64_t *ids = pm_file_attr_ids(s->f, i, &nids);
+
+		fprintf(o, "# event : name = %s, , id = {", s->names[i]);
+		for (size_t k = 0; k < nids; k++)
+			fprintf(o, "%s %" PRIu64, k ? "," : "", ids[k]);
+		fprintf(o, " }, type = %u, size = %u, config = %#" PRIx64 ", sample_period/freq = %" PRIu64
+			", sample_type = %#" PRIx64 ", read_format = %#" PRIx64 ", flags = %#" PRIx64 "\n",
+			at->type, at->size, at->config, at->sample_period, at->sample_type,
+			at->read_format, at->flags);
+	}
+	if (pm_file_cpu_topology(s->f, PM_TOPO_CORE_SIBLINGS, 0)) {
+		for (size_t i = 0; (str = pm_file_cpu_topology(s->f, PM_TOPO_CORE_SIBLINGS, i)); i++)
+			fprintf(o, "# sibling sockets : %s\n", str);
+		for (size_t i = 0; (str = pm_file_cpu_topology(s->f, PM_TOPO_DIE_SIBLINGS, i)); i++)
+			fprintf(o, "# sibling dies    : %s\n", str);
+		for (size_t i = 0; (str = pm_file_cpu_topology(s->f, PM_TOPO_THREAD_SIBLINGS, i)); i++)
+			fprintf(o, "# sibling threads : %s\n", str);
+		for (uint32_t cpu = 0; !pm_file_cpu_ids(s->f, cpu, &a, &b, &c); cpu++)
+			fprintf(o, "# CPU %u: Core ID %u, Socket ID %u\n", cpu, a, b);
+	}
+	if (!pm_file_pmu_mapping(s->f, 0, &a, &str)) {
+		fprintf(o, "# pmu mappings:");
+		for (size_t i = 0; !pm_file_pmu_mapping(s->f, i, &a, &str); i++)
+			fprintf(o, "%s %s = %u", i ? "," : "", str, a);
+		fprintf(o, "\n");
+	}
+	for (size_t i = 0; !pm_file_group_desc(s->f, i, &str, &a, &b); i++)
+		fprintf(o, "# group: %s{%s..} leader %u, %u members\n", str && *str ? str : "",
+			a < s->nnames ? s->names[a] : "?", a, b);
+	if (!pm_file_sample_time(s->f, &x, &y)) {
+		fprintf(o, "# time of first sample : %" PRIu64 ".%06" PRIu64 "\n", x / (uint64_t)1000000000,
+			(x % (uint64_t)1000000000) / 1000);
+		fprintf(o, "# time of last sample : %" PRIu64 ".%06" PRIu64 "\n", y / (uint64_t)1000000000,
+			(y % (uint64_t)1000000000) / 1000);
+		fprintf(o, "# sample duration : %10.3f ms\n", (double)(y - x) / 1e6);
+	}
+	if (!pm_file_clockid_res(s->f, &x))
+		fprintf(o, "# clockid frequency: %" PRIu64 " MHz\n", x ? 1000 / x : 0);
+	if (!pm_file_clock_data(s->f, &a, &x, &y))
+		fprintf(o, "# clockid: %u\n# reference time: %" PRIu64 " ns (wall), %" PRIu64
+			" ns (clock)\n", a, x, y);
+	if (!pm_file_compression(s->f, &a, &b, &c, NULL))
+		fprintf(o, "# compressed : %s, level = %u, ratio = %u\n", a == 1 ? "Zstd" : "Unknown",
+			b, c);
+	{
+		const char *pmu, *name, *value, *last = NULL;
+
+		for (size_t i = 0; !pm_file_pmu_cap(s->f, i, &pmu, &name, &value); i++) {
+			if (!last || strcmp(last, pmu))
+				fprintf(o, "%s# %s pmu capabilities: ", last ? "\n" : "", pmu);
+			else
+				fprintf(o, ", ");
+			fprintf(o, "%s=%s", name, value);
+			last = pmu;
+		}
+		if (last)
+			fprintf(o, "\n");
+	}
+	{
+		int32_t pid;
+		uint16_t misc;
+		const uint8_t *id;
+		size_t len;
+
+		for (size_t i = 0; !pm_file_build_id(s->f, i, &pid, &misc, &id, &len, &str); i++) {
+			fprintf(o, "# build id: ");
+			for (size_t k = 0; k < len; k++)
+				fprintf(o, "%02x", id[k]);
+			fprintf(o, " %s (pid %d)\n", str, pid);
+		}
+	}
+	fprintf(o, "# features:");
+	for (unsigned i = 1; i < PM_FEAT_BITS; i++)
+		if (pm_file_has_feature(s->f, i)) {
+			if (i < sizeof(feat_names) / sizeof(feat_names[0]))
+				fprintf(o, " %s", feat_names[i]);
+			else
+				fprintf(o, " FEAT_%u", i);
+		}
+	fprintf(o, "\n");
+	{
+		uint64_t off;
+		int rc = pm_file_header_status(s->f, &off);
+
+		if (rc)
+			fprintf(o, "# header damage at offset %" PRIu64 ": %s\n", off, pm_strerror(rc));
+	}
+	fprintf(o, "# ========\n#\n");
+}
+
+/* ------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: profileme script [-i FILE|-] [-F FIELDS] [--ns] [--json] [--all]\n"
+		"                        [--raw-order] [--header] [-D]\n"
+		"  -i FILE      perf.data file to read (default perf.data; - for stdin)\n"
+		"  -F FIELDS    comma-separated perf field names: comm,pid,tid,cpu,time,event,\n"
+		"               ip,sym,symoff,dso,addr,period,phys_addr,weight,data_src,iregs,raw\n"
+		"               (+field / -field add to / remove from the defaults)\n"
+		"  --ns         times with nanoseconds\n"
+		"  --json       one JSON object per sample\n"
+		"  --all        with --json: one object per record, with a \"type\" key\n"
+		"  --raw-order  records in file order (default: sorted by time like perf)\n"
+		"  --header     print the header and features\n"
+		"  -D           dump every record (hex, decoded sample and raw payload)\n");
+}
+
+int cmd_script(int argc, char **argv)
+{
+	struct script s;
+	struct pm_file_opts fo;
+	struct pm_file_record rec;
+	struct pm_sample sm;
+	struct pm_record r;
+	const char *input = "perf.data";
+	int rc, ret = 0;
+
+	memset(&s, 0, sizeof(s));
+	memset(&fo, 0, sizeof(fo));
+	fo.sz = sizeof(fo);
+	s.fields = F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO | F_CPU |
+		   F_PERIOD;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "-i") || !strcmp(a, "--input")) {
+			if (++i >= argc)
+				goto bad_usage;
+			input = argv[i];
+		} else if (!strncmp(a, "--input=", 8)) {
+			input = a + 8;
+		} else if (!strcmp(a, "-F") || !strcmp(a, "--fields")) {
+			if (++i >= argc || parse_fields(&s, argv[i]))
+				goto bad_usage;
+		} else if (!strncmp(a, "--fields=", 9)) {
+			if (parse_fields(&s, a + 9))
+				goto bad_usage;
+		} else if (!strcmp(a, "--ns")) {
+			s.ns = true;
+		} else if (!strcmp(a, "--json")) {
+			s.json = true;
+		} else if (!strcmp(a, "--all")) {
+			s.all = true;
+		} else if (!strcmp(a, "--raw-order")) {
+			fo.raw_order = 1;
+		} else if (!strcmp(a, "--header") || !strcmp(a, "--header-only")) {
+			s.header = true;
+		} else if (!strcmp(a, "-D") || !strcmp(a, "--dump-raw-trace")) {
+			s.dump = true;
+		} else {
+			cli_error("script", "unknown option '%s'", a);
+			goto bad_usage;
+		}
+	}
+	if (s.all && !s.json && !s.dump)
+		s.json = true;
+
+	rc = pm_file_open(&s.f, input, &fo);
+	if (rc < 0) {
+		cli_error("script", "%s", pm_errmsg()[0] ? pm_errmsg() : pm_strerror(rc));
+		return 1;
+	}
+	if (s.header) {
+		print_header(&s);
+		pm_file_close(s.f);
+		return 0;
+	}
+	make_names(&s);
+	setup_raw(&s);
+#ifdef PM_HAVE_LIBELF
+	if ((s.fields & (F_SYM | F_DSO)) && (!s.json || s.user_fields)) {
+		pm_symbolizer *sy = NULL;
+
+		if (pm_sym_open(&sy, NULL) == 0)
+			s.sym = sy;
+	}
+#endif
+	rec.sz = sizeof(rec);
+	sm.sz = sizeof(sm);
+	while ((rc = pm_file_next(s.f, &rec)) > 0) {
+		bool is_sample = rec.type == PM_RECORD_SAMPLE;
+		bool have_sample = false;
+
+		if (rec.type == PM_RECORD_HEADER_ATTR || rec.type == PM_RECORD_EVENT_UPDATE)
+			make_names(&s);
+		if (rec.type == PM_RECORD_COMM || rec.type == PM_RECORD_FORK ||
+		    (s.all && !is_sample) || (s.dump && !is_sample)) {
+			memset(&r, 0, sizeof(r));
+			r.sz = sizeof(r);
+			if (pm_file_record_parse(s.f, &rec, &r) == 0) {
+				if (rec.type == PM_RECORD_COMM)
+					comm_set(r.comm.tid, r.comm.comm, r.comm.comm_len);
+				else if (rec.type == PM_RECORD_FORK) {
+					struct comm_ent *pe = comm_slot(r.task.ptid, false);
+
+					if (pe && pe->comm[0])
+						comm_set(r.task.tid, pe->comm, sizeof(pe->comm));
+				}
+			}
+		}
+#ifdef PM_HAVE_LIBELF
+		sym_record(&s, &rec);
+#endif
+		if (is_sample && rec.attr_idx >= 0) {
+			rc = pm_file_sample(s.f, &rec, &sm);
+			if (rc < 0) {
+				o_flush();
+				cli_error("script", "%s", pm_errmsg());
+				ret = 1;
+				continue;
+			}
+			have_sample = true;
+			s.nsamples++;
+		}
+		if (s.dump) {
+			record_dump(&s, &rec, have_sample ? &sm : NULL);
+			continue;
+		}
+		if (s.json) {
+			if (have_sample)
+				sample_json(&s, &rec, &sm);
+			else if (s.all) {
+				memset(&r, 0, sizeof(r));
+				r.sz = sizeof(r);
+				rc = pm_file_record_parse(s.f, &rec, &r);
+				record_json(&s, &rec, &r, rc == 0);
+			}
+			continue;
+		}
+		if (have_sample)
+			sample_text(&s, &rec, &sm);
+	}
+	o_flush();
+	if (rc < 0) {
+		cli_error("script", "%s (offset %" PRIu64 ")", pm_errmsg()[0] ? pm_errmsg() : pm_strerror(rc),
+			  pm_file_error_offset(s.f));
+		ret = 1;
+	}
+	fflush(stdout);
+#ifdef PM_HAVE_LIBELF
+	pm_sym_close(s.sym);
+#endif
+	pm_raw_ctx_free(s.rctx);
+	for (size_t i = 0; i < s.nnames; i++)
+		free(s.names[i]);
+	free(s.names);
+	free(s.dec);
+	free(ctab);
+	ctab = NULL;
+	ccap = ccount = 0;
+	pm_file_close(s.f);
+	return ret;
+
+bad_usage:
+	usage(stderr);
+	return 2;
+}
