@@ -14,7 +14,8 @@ struct pm__ctx {
 #define NEED(off_, n_, what_)                                                          \
 	do {                                                                            \
 		if (!pm__fits((off_), (n_), c->end))                                    \
-			return pm__bad(PM_ERR_CORRUPT, (off_), c->err_off, (what_), c->type); \
+			return pm__bad(PM_ERR_CORRUPT, PM_MIN((size_t)(off_), c->end),   \
+				       c->err_off, (what_), c->type);                       \
 	} while (0)
 
 static inline uint64_t L64(const struct pm__ctx *c, size_t off) { return pm__ld64(c->b + off, c->be); }
