@@ -1,0 +1,12 @@
+# Prints Doxygen's warnings log (cmake -DLOG=... -P show_warnings.cmake).
+if(EXISTS "${LOG}")
+  file(STRINGS "${LOG}" _lines)
+  list(LENGTH _lines _n)
+  if(_n GREATER 0)
+    string(REPLACE ";" "\n" _text "${_lines}")
+    message("${_text}")
+    message(STATUS "doc: ${_n} Doxygen warning lines (also in ${LOG})")
+  else()
+    message(STATUS "doc: no Doxygen warnings")
+  endif()
+endif()
