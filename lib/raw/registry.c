@@ -448,18 +448,58 @@ static void put(struct sink *s, const char *fmt, ...)
 		s->len += (size_t)n;
 }
 
+/* Append n bytes without printf (the JSON path is hot in `script --json`). */
+static void put_mem(struct sink *s, const char *p, size_t n)
+{
+	if (s->len < s->cap)
+		memcpy(s->buf + s->len, p, PM_MIN(n, s->cap - s->len));
+	s->len += n;
+}
+
+static void put_cstr(struct sink *s, const char *p)
+{
+	put_mem(s, p, strlen(p));
+}
+
+static void put_u64(struct sink *s, uint64_t v)
+{
+	char t[24];
+	size_t i = sizeof(t);
+
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put_mem(s, t + i, sizeof(t) - i);
+}
+
+static void put_hex(struct sink *s, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char t[20];
+	size_t i = sizeof(t);
+
+	do {
+		t[--i] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	t[--i] = 'x';
+	t[--i] = '0';
+	put_mem(s, t + i, sizeof(t) - i);
+}
+
 static void put_json_str(struct sink *s, const char *str)
 {
-	put(s, "\"");
+	put_mem(s, "\"", 1);
 	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
 		if (*c == '"' || *c == '\\')
 			put(s, "\\%c", *c);
 		else if (*c < 0x20)
 			put(s, "\\u%04x", *c);
 		else
-			put(s, "%c", *c);
+			put_mem(s, (const char *)c, 1);
 	}
-	put(s, "\"");
+	put_mem(s, "\"", 1);
 }
 
 static int finish(struct sink *s)
@@ -484,7 +524,7 @@ int pm_raw_format_json(const pm_raw_decoder *d, const pm_raw_ctx *ctx, const voi
 	rc = run(d, ctx, payload, len, &out, &o, &def);
 	if (rc < 0)
 		return rc;
-	put(&s, "{");
+	put_mem(&s, "{", 1);
 	for (size_t i = 0; i < d->nfields; i++) {
 		const struct pm__raw_field *f = &d->fields[i];
 		uint64_t v = out.v[i];
@@ -492,34 +532,40 @@ int pm_raw_format_json(const pm_raw_decoder *d, const pm_raw_ctx *ctx, const voi
 
 		if (!out.present[i])
 			continue;
-		put(&s, "%s\"%s\":", first ? "" : ",", f->name);
+		if (!first)
+			put_mem(&s, ",", 1);
+		put_mem(&s, "\"", 1);
+		put_cstr(&s, f->name);
+		put_mem(&s, "\":", 2);
 		first = false;
 		switch (f->kind) {
 		case PM_RAW_KIND_BOOL:
-			put(&s, "%s", v ? "true" : "false");
+			put_cstr(&s, v ? "true" : "false");
 			break;
 		case PM_RAW_KIND_HEX:
-			put(&s, "\"0x%" PRIx64 "\"", v);
+			put_mem(&s, "\"", 1);
+			put_hex(&s, v);
+			put_mem(&s, "\"", 1);
 			break;
 		case PM_RAW_KIND_CODE:
 			name = d->code_name(o, i, v);
 			if (name)
 				put_json_str(&s, name);
 			else
-				put(&s, "%" PRIu64, v);
+				put_u64(&s, v);
 			break;
 		case PM_RAW_KIND_BYTES:
-			put(&s, "\"");
+			put_mem(&s, "\"", 1);
 			for (uint64_t k = 0; k < v; k++)
 				put(&s, "%02x", out.bytes[k]);
-			put(&s, "\"");
+			put_mem(&s, "\"", 1);
 			break;
 		default:
-			put(&s, "%" PRIu64, v);
+			put_u64(&s, v);
 			break;
 		}
 	}
-	put(&s, "}");
+	put_mem(&s, "}", 1);
 	return finish(&s);
 }
 
