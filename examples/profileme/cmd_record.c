@@ -5,6 +5,7 @@
  * samples as they arrive instead of writing a file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <spawn.h>
@@ -186,6 +187,37 @@ static const char *rec_default_event(const pm_pmu_list *pmus, char *buf, size_t 
 	return "task-clock";
 }
 
+/* "subsystem:event" → a tracepoint attr, from tracefs. */
+static int rec_tracepoint(const char *ev, struct pm_attr *a)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing/events",
+					     "/sys/kernel/debug/tracing/events" };
+	const char *colon = strchr(ev, ':');
+	char path[512], buf[32];
+
+	if (!colon || colon == ev || strchr(ev, '/') || strchr(colon + 1, ':') || !colon[1])
+		return -1;
+	for (size_t r = 0; r < sizeof(roots) / sizeof(roots[0]); r++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%.*s/%s/id", roots[r], (int)(colon - ev), ev,
+			 colon + 1);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof(buf), f)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		pm_attr_init(a);
+		a->type = PM_TYPE_TRACEPOINT;
+		a->config = strtoull(buf, NULL, 10);
+		return 0;
+	}
+	return -1;
+}
+
 struct rec_event_map {
 	pm_evlist *el;
 	const char **names;       /* per evlist index */
@@ -216,9 +248,27 @@ static int rec_build(struct rec_opts *o, const pm_pmu_list *pmus, const char **e
 	for (size_t k = 0; k < nr_events; k++) {
 		pm_event_list *l = NULL;
 		struct pm_event_error err = { .sz = sizeof(err) };
+		struct pm_attr tp;
 		int base = (int)pm_evlist_count(el);
 
 		rc = pm_event_parse(&l, pmus, events[k], &err);
+		if (rc && rec_tracepoint(events[k], &tp) == 0) {
+			/* A tracepoint "subsystem:event" (not in the event grammar). */
+			if (!o->period && !o->freq)
+				tp.sample_period = 1;
+			else
+				tp.sample_period = o->period ? o->period : 1;
+			if (o->callgraph)
+				tp.sample_type |= PM_SAMPLE_CALLCHAIN;
+			tp.sample_type |= PM_SAMPLE_RAW;
+			rc = pm_evlist_add(el, &tp, events[k], -1);
+			if (rc < 0) {
+				cli_error(o->cmd, "%s", pm_errmsg());
+				pm_evlist_close(el);
+				return rc;
+			}
+			continue;
+		}
 		if (rc) {
 			cli_error(o->cmd, "event '%s': %s (at %zu)", events[k], err.message,
 				  err.position);
@@ -341,6 +391,7 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 	size_t nr_events;
 	char defbuf[128];
 	pid_t spawned = -1;
+	int out_fd = -1;
 	int rc, ret = 1, status = 0;
 	bool have_child = false;
 	uint64_t written = 0;
@@ -364,6 +415,15 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 	if (o.pid && o.argc) {
 		cli_error(o.cmd, "-p and a command exclude each other");
 		return 2;
+	}
+	if (!sample_mode && !strcmp(o.output, "-")) {
+		/* Pipe mode on stdout: keep stdout for the data and send the
+		 * command's own output (and ours) to stderr. */
+		out_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+		if (out_fd < 0 || dup2(2, 1) < 0) {
+			cli_error(o.cmd, "stdout: %s", strerror(errno));
+			return 1;
+		}
 	}
 	if (pm_pmu_scan(&pmus, NULL))
 		pmus = NULL;
@@ -434,7 +494,15 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 	}
 
 	if (!sample_mode) {
-		rc = pm_writer_open(&w, o.output, NULL);
+		if (!strcmp(o.output, "-")) {
+			/* Pipe mode on stdout: keep stdout for the data and send
+			 * the command's own output (and ours) to stderr. */
+			struct pm_writer_opts wo = { .sz = sizeof(wo), .flags = PM_WRITER_PIPE };
+
+			rc = pm_writer_open_fd(&w, out_fd, &wo);
+		} else {
+			rc = pm_writer_open(&w, o.output, NULL);
+		}
 		if (!rc)
 			rc = pm_writer_add_evlist(w, el);
 		if (!rc)
@@ -521,6 +589,8 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 		ret = WEXITSTATUS(status) == 127 ? 127 : 0;
 out:
 	pm_writer_close(w);
+	if (out_fd >= 0)
+		close(out_fd);
 	for (size_t i = 0; i < map.n; i++) {
 		if (map.lay)
 			pm_sample_layout_free(map.lay[i]);

@@ -581,7 +581,7 @@ int pm_writer_begin(pm_writer *w)
 			struct pm__buf b = { 0 };
 			uint8_t hdr[16];
 
-			if (w_features[f] == W_FEAT_EVENT_DESC)
+			if (w_features[f] == W_FEAT_EVENT_DESC || w_features[f] == W_FEAT_PMU_MAPPINGS)
 				continue; /* pipe readers take names from the attrs */
 			rc = feat_build(w, w_features[f], &b);
 			while (rc == 0 && (b.len & 7)) /* records are 8-byte multiples */
