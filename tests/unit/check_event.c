@@ -135,6 +135,7 @@ static void drop_tree(pm_pmu_list *pmus)
 	if (strncmp(tree, "/tmp/pm_check_event.", 20) == 0) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
 		ck_assert_int_eq(system(cmd), 0);
+		tree[0] = 0;
 	}
 	pm_event_list_free(list);
 	list = NULL;
@@ -732,6 +733,124 @@ START_TEST(test_format_edges)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The shared fixture trees (tests/fixtures/sysfs)                     */
+
+static pm_pmu_list *fixture(const char *name)
+{
+	pm_pmu_list *pmus = NULL;
+	char root[512];
+
+	snprintf(root, sizeof(root), "%s/sysfs/%s", PM_FIXTURES, name);
+	ck_assert_int_eq(pm_pmu_scan(&pmus, root), 0);
+	return pmus;
+}
+
+START_TEST(test_fixture_amd_split)
+{
+	pm_pmu_list *pmus = fixture("amd");
+	struct pm_attr a;
+
+	/* cpu event = config:0-7,32-35 */
+	a = attr_of(pmus, "cpu/event=0x1d6/");
+	ck_assert_uint_eq(a.type, 4);
+	ck_assert_uint_eq(a.config, 0xd6 | (1ULL << 32));
+	a = attr_of(pmus, "cpu/event=0xfff,umask=0xff/");
+	ck_assert_uint_eq(a.config, 0xff | (0xffULL << 8) | (0xfULL << 32));
+	expect_err(pmus, "cpu/event=0x1000/", PM_ERR_RANGE, 10);
+	ck_assert_ptr_nonnull(strstr(err.message, "0xfff"));
+	/* amd_df event = config:0-7,32-35,59-60 (three ranges) */
+	a = attr_of(pmus, "amd_df/event=0x3fff/");
+	ck_assert_uint_eq(a.type, 12);
+	ck_assert_uint_eq(a.config, 0xff | (0xfULL << 32) | (3ULL << 59));
+	a = attr_of(pmus, "amd_df/event=0x1ff,umask=3/");
+	ck_assert_uint_eq(a.config, 0xff | (3u << 8) | (1ULL << 32));
+	expect_err(pmus, "amd_df/event=0x4000/", PM_ERR_RANGE, 13);
+	ck_assert_ptr_nonnull(strstr(err.message, "0x3fff"));
+	/* IBS: not a ProfileMe format, so precise does not flag ProfileMe */
+	a = attr_of(pmus, "ibs_op/cnt_ctl=1,l3missonly/p");
+	ck_assert_uint_eq(a.type, 11);
+	ck_assert_uint_eq(a.config, (1u << 19) | (1u << 16));
+	ck_assert_uint_eq(flags_of(0), 0);
+	a = attr_of(pmus, "ibs_fetch/rand_en/");
+	ck_assert_uint_eq(a.config, 1ULL << 57);
+	round_trip(pmus, "amd_df/event=0x3fff,umask=0x1/", "amd_df/event=0x3fff,umask=0x1/");
+	round_trip(pmus, "cpu/cpu-cycles/k", "cpu/event=0x76/k");
+	drop_tree(pmus);
+}
+END_TEST
+
+START_TEST(test_fixture_alpha_profileme)
+{
+	pm_pmu_list *pmus = fixture("alpha");
+	struct pm_attr a;
+
+	a = attr_of(pmus, "cpu/event=2,profileme/");
+	ck_assert_uint_eq(a.type, 4);
+	ck_assert_uint_eq(a.config, 0x102);
+	ck_assert_uint_eq(a.sample_period, 0);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	a = attr_of(pmus, "cpu/event=2,period=1000/p");
+	ck_assert_uint_eq(a.config, 0x2);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_PERIOD_SET);
+	a = attr_of(pmus, "cycles:P"); /* no caps/max_precise: 3 */
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 3);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_PRECISE_MAX);
+	a = attr_of(pmus, "r108");
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	a = attr_of(pmus, "instructions:u");
+	ck_assert_uint_eq(flags_of(0), 0);
+	expect_err(pmus, "cpu/event=2,profileme,period=0/", PM_ERR_PROFILEME, 22);
+	expect_err(pmus, "instructions/freq=0/pp", PM_ERR_PROFILEME, 13);
+	expect_err(pmus, "{cpu/event=2,profileme/,cpu/event=3/}", PM_ERR_PROFILEME, 24);
+	expect_err(pmus, "{cycles,instructions}:p", PM_ERR_PROFILEME, 8);
+	ck_assert_int_eq(parse(pmus, "{cpu/event=2,profileme/,task-clock,cs}:u"), 0);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_GROUP_LEADER);
+	ck_assert_uint_eq(flags_of(1), 0);
+	round_trip(pmus, "cpu/profileme,event=2,period=4000/u", "cpu/event=0x2,profileme,period=4000/u");
+	drop_tree(pmus);
+}
+END_TEST
+
+START_TEST(test_fixture_intel_uncore)
+{
+	pm_pmu_list *pmus = fixture("intel");
+	struct pm_attr a;
+
+	a = attr_of(pmus, "cpu/mem-loads,ldlat=0x10/");
+	ck_assert_uint_eq(a.config, 0x1cd);
+	ck_assert_uint_eq(a.config1, 0x10); /* replaced, not ORed (perf 6.1: 0x13) */
+	a = attr_of(pmus, "cpu/cycles-t,in_tx=0/");
+	ck_assert_uint_eq(a.config, 0x3c);
+	a = attr_of(pmus, "cycles:P"); /* caps/max_precise = 3 */
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 3);
+	a = attr_of(pmus, "imc_0/cas_count_read/");
+	ck_assert_uint_eq(a.type, 13);
+	ck_assert_uint_eq(a.config, 0x304);
+	drop_tree(pmus);
+
+	pmus = fixture("uncore");
+	a = attr_of(pmus, "hv_24x7/PM_PB_CYC,core=3/");
+	ck_assert_uint_eq(a.type, 10);
+	ck_assert_uint_eq(a.config, 2 | (3u << 16) | (0x10ULL << 32));
+	ck_assert_uint_eq(a.config1, 0);
+	expect_err(pmus, "hv_24x7/PM_PB_CYC/", EINVAL, 8);
+	ck_assert_ptr_nonnull(strstr(err.message, "core"));
+	expect_err(pmus, "hv_24x7/PM_PB_INT_DATA_XFER,core=1/", EINVAL, 8);
+	a = attr_of(pmus, "uncore_fabric_0/write_bw,filter=0x2/");
+	ck_assert_uint_eq(a.config1, 0x2);
+	ck_assert_uint_eq(a.config2, 0xf | (0xfULL << 32));
+	a = attr_of(pmus, "uncore_fabric_0/stall/");
+	ck_assert_uint_eq(a.config, 0x10 | (1u << 18));
+	ck_assert_uint_eq(a.config2, 4u << 8);
+	a = attr_of(pmus, "uncore_fabric_0/event=1,opc=0x3ff/");
+	ck_assert_uint_eq(a.config3, 0x3ff);
+	expect_err(pmus, "uncore_fabric_0/opc=0x400/", PM_ERR_RANGE, 20);
+	round_trip(pmus, "uncore_fabric_0/read_bw,filter=0xffff/", NULL);
+	drop_tree(pmus);
+}
+END_TEST
+
 static Suite *event_suite(void)
 {
 	Suite *s = suite_create("event");
@@ -753,6 +872,9 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_profileme_core);
 	tcase_add_test(tc, test_format_round_trip);
 	tcase_add_test(tc, test_format_edges);
+	tcase_add_test(tc, test_fixture_amd_split);
+	tcase_add_test(tc, test_fixture_alpha_profileme);
+	tcase_add_test(tc, test_fixture_intel_uncore);
 	suite_add_tcase(s, tc);
 	return s;
 }
