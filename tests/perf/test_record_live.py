@@ -1,0 +1,236 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+"""Live sampling of real workloads with `profileme record` / `profileme sample`,
+checked against the workload's own symbols (nm) and the real `perf script`.
+
+usage: test_record_live.py PROFILEME SRCDIR BUILDDIR   (exit 77 = skipped)
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+PM, SRC, BUILD = sys.argv[1], sys.argv[2], sys.argv[3]
+WORKLOAD = os.path.join(BUILD, "bin", "workload")
+HOT = ("matrix_multiply", "hash_buffer", "sort_numbers", "cmp_u32", "main")
+failures = []
+
+
+def skip(why):
+    print("SKIPPED: " + why)
+    sys.exit(77)
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, timeout=120, **kw)
+
+
+def nm_ranges(path):
+    """{name: (start, end)} of the workload's functions (file addresses)."""
+    out = run(["nm", "-S", "--defined-only", path]).stdout
+    r = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in "tT":
+            base = f[3].split(".")[0]
+            r.setdefault(base, (int(f[0], 16), int(f[0], 16) + int(f[1], 16)))
+    return r
+
+
+def perf_samples(path, extra=()):
+    """(pid, tid, cpu, time_ns, period, ip, event) per sample, from perf script."""
+    p = run(["perf", "script", "-i", path, "-F", "pid,tid,cpu,time,period,ip,event",
+             "--ns", *extra])
+    rows = []
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s*(\d+)/(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d+):\s+(\d+)\s+(\S+):\s+([0-9a-f]+)",
+                     line)
+        if m:
+            rows.append((int(m[1]), int(m[2]), int(m[3]), int(m[4]) * 10**9 + int(m[5]),
+                         int(m[6]), int(m[8], 16), m[7]))
+    return rows, p
+
+
+def workload_maps(path):
+    """MMAP2 records of the workload binary from perf script --show-mmap-events."""
+    p = run(["perf", "script", "-i", path, "--show-mmap-events", "-F", "pid,tid,event"])
+    maps = []
+    for line in p.stdout.splitlines():
+        m = re.search(r"PERF_RECORD_MMAP2 (\d+)/\d+: \[0x([0-9a-f]+)\((0x[0-9a-f]+)\) @ "
+                      r"(0x[0-9a-f]+|\d+).*\]: r-xp (\S+)", line)
+        if m and os.path.realpath(m[5]) == os.path.realpath(WORKLOAD):
+            maps.append((int(m[1]), int(m[2], 16), int(m[3], 16), int(m[4], 0)))
+    return maps
+
+
+def in_hot(ip, maps, syms):
+    for _, start, length, pgoff in maps:
+        if start <= ip < start + length:
+            off = ip - start + pgoff
+            for n in HOT:
+                if n in syms and syms[n][0] <= off < syms[n][1]:
+                    return True
+    return False
+
+
+def ring_ok(stderr):
+    if "does not implement it" in stderr or "not available: the kernel" in stderr:
+        skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)")
+
+
+def main():
+    if not os.path.exists(WORKLOAD):
+        skip("the bundled workload was not built: " + WORKLOAD)
+    have_perf = shutil.which("perf") is not None
+    syms = nm_ranges(WORKLOAD)
+    check(all(n in syms for n in HOT), "nm finds the workload's hot functions")
+    tmp = tempfile.mkdtemp(prefix="pm_rec_")
+    try:
+        # 1. By command, profileme sample --json: pid/tid, period, times.
+        p = run([PM, "sample", "--json", "-e", "task-clock:u", "-c", "100000", "--", WORKLOAD,
+                 "400"])
+        ring_ok(p.stderr)
+        check(p.returncode == 0, "profileme sample runs (rc %d: %s)" % (p.returncode,
+                                                                        p.stderr.strip()[-300:]))
+        js = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+        check(len(js) >= 50, "sample --json printed %d samples of a 400 ms workload" % len(js))
+        if js:
+            pids = {s["pid"] for s in js}
+            check(len(pids) == 1, "one process sampled: %s" % pids)
+            check(all(s["tid"] == s["pid"] for s in js), "tid == pid (single-threaded)")
+            check(all(s["period"] == 100000 for s in js), "every period == -c 100000")
+            check(all(isinstance(s["time"], int) and isinstance(s["cpu"], int) for s in js),
+                  "time/cpu are JSON numbers")
+            check(all(re.fullmatch(r"0x[0-9a-f]+", s["ip"]) for s in js), "ip is a 0x string")
+            bycpu = {}
+            mono = True
+            for s in js:
+                if s["time"] < bycpu.get(s["cpu"], 0):
+                    mono = False
+                bycpu[s["cpu"]] = s["time"]
+            check(mono, "times increase within each CPU's ring")
+            m = re.search(r"(\d+) samples printed", p.stderr)
+            check(m and int(m[1]) == len(js), "printed count matches the summary line")
+
+        if not have_perf:
+            skip("no perf tool to read the files back (the sample checks above passed)")
+
+        # 2. By command into a file, read back by perf script.
+        out = os.path.join(tmp, "cmd.data")
+        p = run([PM, "record", "-e", "task-clock:u", "-c", "100000", "-o", out, "--",
+                 WORKLOAD, "500"])
+        check(p.returncode == 0, "profileme record of a command")
+        m = re.search(r"(\d+) samples written .*?, (\d+) lost", p.stderr)
+        check(m is not None, "record prints samples written and lost: " + p.stderr.strip())
+        rows, pp = perf_samples(out)
+        check(pp.returncode == 0, "perf script reads the file (%s)" % pp.stderr.strip()[:200])
+        check(m and len(rows) == int(m[1]), "perf script shows the %s samples written (%d)"
+              % (m[1] if m else "?", len(rows)))
+        if rows:
+            check(len({r[0] for r in rows}) == 1, "perf: one pid")
+            check(all(r[4] == 100000 for r in rows), "perf: every period == 100000")
+            maps = workload_maps(out)
+            check(len(maps) >= 1, "MMAP2 of the workload binary in the file")
+            hot = sum(in_hot(r[5], maps, syms) for r in rows)
+            check(hot >= len(rows) * 0.3, "%d of %d ips inside the workload's hot functions"
+                  % (hot, len(rows)))
+            rep = run(["perf", "report", "-i", out, "--stdio", "--sort", "sym"])
+            check("matrix_multiply" in rep.stdout, "perf report shows matrix_multiply")
+            hdr = run(["perf", "report", "-i", out, "--header-only"]).stdout
+            for k in ("hostname", "os release", "arch", "nrcpus online", "cpudesc", "cmdline",
+                      "event : name = task-clock", "pmu mappings"):
+                check(k in hdr, "feature in header: " + k)
+
+        # 3. By pid: attach to a running workload; synthesized maps.
+        wl = subprocess.Popen([WORKLOAD, "1200"], stdout=subprocess.DEVNULL)
+        time.sleep(0.2)
+        out = os.path.join(tmp, "pid.data")
+        p = run([PM, "record", "-e", "task-clock:u", "-c", "200000", "-p", str(wl.pid), "-o",
+                 out])
+        wl.wait()
+        check(p.returncode == 0, "record -p ends when the target exits (%s)" % p.stderr.strip())
+        rows, pp = perf_samples(out)
+        check(len(rows) >= 20, "record -p: %d samples" % len(rows))
+        check(all(r[0] == wl.pid for r in rows), "record -p: every sample has pid %d" % wl.pid)
+        maps = workload_maps(out)
+        check(any(m[0] == wl.pid for m in maps), "synthesized MMAP2 of the running workload")
+        hot = sum(in_hot(r[5], maps, syms) for r in rows)
+        check(rows and hot >= len(rows) * 0.3, "record -p: %d of %d ips in hot functions"
+              % (hot, len(rows)))
+
+        # 4. System-wide while a command runs.
+        out = os.path.join(tmp, "sys.data")
+        p = run([PM, "record", "-a", "-e", "cpu-clock", "-c", "1000000", "-o", out, "--",
+                 WORKLOAD, "300"])
+        check(p.returncode == 0, "record -a (%s)" % p.stderr.strip()[-200:])
+        rows, _ = perf_samples(out)
+        ncpu = os.cpu_count()
+        check(len(rows) >= 100, "record -a: %d samples" % len(rows))
+        check(all(0 <= r[2] < ncpu for r in rows), "record -a: cpus within 0..%d" % (ncpu - 1))
+        check(len({r[2] for r in rows}) == ncpu or ncpu == 1, "record -a: every CPU sampled")
+
+        # 5. page-faults, every fault.
+        out = os.path.join(tmp, "pf.data")
+        p = run([PM, "record", "-e", "page-faults", "-c", "1", "-o", out, "--", WORKLOAD, "50"])
+        rows, _ = perf_samples(out)
+        check(len(rows) >= 20 and all(r[4] == 1 for r in rows),
+              "page-faults -c 1: %d samples of period 1" % len(rows))
+
+        # 6. Tracepoints (file read back by profileme sample; perf needs TRACING_DATA).
+        if os.path.isdir("/sys/kernel/tracing/events/sched") or \
+                os.path.isdir("/sys/kernel/debug/tracing/events/sched"):
+            p = run([PM, "sample", "--json", "-a", "-e", "sched:sched_switch", "--", "sleep",
+                     "0.2"])
+            js = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+            check(len(js) >= 2 and all(s["period"] == 1 for s in js),
+                  "sched:sched_switch -a: %d samples, period 1" % len(js))
+            p = run([PM, "sample", "--json", "-e", "syscalls:sys_enter_write", "--", WORKLOAD,
+                     "10"])
+            js = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+            check(len(js) >= 1, "syscalls:sys_enter_write: the workload's printf (%d)" % len(js))
+        else:
+            print("SKIPPED tracepoints: tracefs is not mounted (mount -t tracefs nodev "
+                  "/sys/kernel/tracing)")
+
+        # 7. An interrupted recorder leaves a readable file.
+        out = os.path.join(tmp, "killed.data")
+        rec = subprocess.Popen([PM, "record", "-e", "task-clock:u", "-c", "20000", "-o", out,
+                                "--", WORKLOAD, "4000"], stderr=subprocess.DEVNULL)
+        time.sleep(2.0)
+        kids = []
+        for t in os.listdir("/proc/%d/task" % rec.pid):
+            try:
+                with open("/proc/%d/task/%s/children" % (rec.pid, t)) as f:
+                    kids += [int(x) for x in f.read().split()]
+            except OSError:
+                pass
+        rec.send_signal(signal.SIGKILL)
+        rec.wait()
+        for k in kids:
+            try:
+                os.kill(k, signal.SIGKILL)
+            except OSError:
+                pass
+        rows, pp = perf_samples(out)
+        check(pp.returncode == 0 and len(rows) > 0,
+              "perf script reads a killed recorder's file: %d samples" % len(rows))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        sys.exit(1)
+    print("all checks passed")
+
+
+main()
