@@ -608,12 +608,12 @@ static void pmf_classify(const pm_file *f, struct pmf_rec *r)
 		}
 		if (pos >= 8 && (uint64_t)pos + 8 <= r->size) {
 			idx = pmf_evsel_by_id(f, pm__ld64(r->data + pos, f->be));
-			if (idx < 0)
-				return; /* an id no attr owns */
 		}
 	}
-	r->attr_idx = idx;
-	e = &f->ev[idx];
+	/* an id no attr owns: attr -1, time read with the first attr's layout
+	 * (perf requires the id and time positions to agree) */
+	r->attr_idx = idx < 0 ? -1 : idx;
+	e = &f->ev[idx < 0 ? 0 : idx];
 	if (r->type == PM_RECORD_SAMPLE) {
 		if (e->time_off_sample >= 0 && (uint64_t)e->time_off_sample + 8 <= r->size)
 			r->time = pm__ld64(r->data + e->time_off_sample, f->be);

@@ -1,0 +1,783 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* perf.data reader tests on hand-built files (both byte orders, every attr
+ * size, several attrs, damage, pipe mode through a descriptor). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <profileme/profileme.h>
+
+#include "internal/pm_internal.h"
+#include "pm_check.h"
+
+/* ------------------------------------------------------------------ */
+/* a tiny perf.data builder */
+
+struct fb {
+	uint8_t *b;
+	size_t len, cap;
+	bool be;
+};
+
+static void fb_room(struct fb *f, size_t n)
+{
+	if (f->len + n > f->cap) {
+		f->cap = (f->len + n) * 2 + 256;
+		f->b = realloc(f->b, f->cap);
+		ck_assert_ptr_nonnull(f->b);
+	}
+}
+static void fb_u16(struct fb *f, uint16_t v) { fb_room(f, 2); pm__st16(f->b + f->len, v, f->be); f->len += 2; }
+static void fb_u32(struct fb *f, uint32_t v) { fb_room(f, 4); pm__st32(f->b + f->len, v, f->be); f->len += 4; }
+static void fb_u64(struct fb *f, uint64_t v) { fb_room(f, 8); pm__st64(f->b + f->len, v, f->be); f->len += 8; }
+static void fb_mem(struct fb *f, const void *p, size_t n) { fb_room(f, n); memcpy(f->b + f->len, p, n); f->len += n; }
+static void fb_zero(struct fb *f, size_t n) { fb_room(f, n); memset(f->b + f->len, 0, n); f->len += n; }
+static void fb_set64(struct fb *f, size_t at, uint64_t v) { pm__st64(f->b + at, v, f->be); }
+/* perf header string: u32 len (64-aligned), bytes */
+static void fb_str(struct fb *f, const char *s)
+{
+	uint32_t n = (uint32_t)((strlen(s) + 1 + 63) / 64 * 64);
+
+	fb_u32(f, n);
+	fb_room(f, n);
+	memset(f->b + f->len, 0, n);
+	memcpy(f->b + f->len, s, strlen(s));
+	f->len += n;
+}
+static void fb_hdr(struct fb *f, uint32_t type, uint16_t misc, uint16_t size)
+{
+	fb_u32(f, type);
+	fb_u16(f, misc);
+	fb_u16(f, size);
+}
+
+/* attr bytes of a given recorded size (sizes past the known ones get zeros) */
+static void fb_attr(struct fb *f, const struct pm_attr *a, uint32_t size)
+{
+	uint8_t buf[256];
+	struct pm_attr c = *a;
+
+	memset(buf, 0, sizeof(buf));
+	c.size = size > PM_ATTR_SIZE_KNOWN ? PM_ATTR_SIZE_KNOWN : size;
+	ck_assert_int_eq(pm_attr_to_bytes(&c, buf, sizeof(buf), f->be), (int)c.size);
+	pm__st32(buf + 4, size, f->be);
+	fb_mem(f, buf, size);
+}
+
+#define ST_BASIC (PM_SAMPLE_IP | PM_SAMPLE_TID | PM_SAMPLE_TIME | PM_SAMPLE_CPU | PM_SAMPLE_PERIOD)
+
+/* SAMPLE with ST_BASIC (+ IDENTIFIER / ID as asked) */
+static void fb_sample(struct fb *f, uint64_t st, uint64_t id, uint64_t ip, uint32_t pid,
+		      uint32_t tid, uint64_t time, uint32_t cpu, uint64_t period)
+{
+	uint16_t size = 8;
+
+	size += 8 * !!(st & PM_SAMPLE_IDENTIFIER) + 8 * !!(st & PM_SAMPLE_IP) +
+		8 * !!(st & PM_SAMPLE_TID) + 8 * !!(st & PM_SAMPLE_TIME) + 8 * !!(st & PM_SAMPLE_ID) +
+		8 * !!(st & PM_SAMPLE_CPU) + 8 * !!(st & PM_SAMPLE_PERIOD);
+	fb_hdr(f, PM_RECORD_SAMPLE, PM_RECORD_MISC_USER, size);
+	if (st & PM_SAMPLE_IDENTIFIER) fb_u64(f, id);
+	if (st & PM_SAMPLE_IP) fb_u64(f, ip);
+	if (st & PM_SAMPLE_TID) { fb_u32(f, pid); fb_u32(f, tid); }
+	if (st & PM_SAMPLE_TIME) fb_u64(f, time);
+	if (st & PM_SAMPLE_ID) fb_u64(f, id);
+	if (st & PM_SAMPLE_CPU) { fb_u32(f, cpu); fb_u32(f, 0); }
+	if (st & PM_SAMPLE_PERIOD) fb_u64(f, period);
+}
+
+/* COMM with a sample_id_all trailer for ST_BASIC: pid/tid, time, cpu */
+static void fb_comm(struct fb *f, uint32_t pid, uint32_t tid, const char *comm, uint64_t time)
+{
+	fb_hdr(f, PM_RECORD_COMM, 0, 8 + 8 + 16 + 8 + 8 + 8);
+	fb_u32(f, pid);
+	fb_u32(f, tid);
+	fb_room(f, 16);
+	memset(f->b + f->len, 0, 16);
+	memcpy(f->b + f->len, comm, strlen(comm));
+	f->len += 16;
+	fb_u32(f, pid); fb_u32(f, tid);
+	fb_u64(f, time);
+	fb_u32(f, 0); fb_u32(f, 0);
+}
+
+struct fattr {
+	struct pm_attr attr;
+	uint32_t size;
+	uint64_t ids[4];
+	size_t nids;
+	const char *name;
+};
+
+struct layout_out {
+	size_t data_off, data_size, feat_off;
+};
+
+/*
+ * File mode: header, ids, attrs, data (built by data_fn), features
+ * HOSTNAME ARCH NRCPUS CMDLINE EVENT_DESC PMU_MAPPINGS SAMPLE_TIME.
+ */
+static void fb_file(struct fb *f, const struct fattr *at, size_t nat,
+		    void (*data_fn)(struct fb *), struct layout_out *lo)
+{
+	size_t ids_off[8], attrs_off, asz, data_off, feat_off, tab;
+	uint64_t feats = 0;
+	static const int fl[] = { PM_FEAT_HOSTNAME, PM_FEAT_ARCH, PM_FEAT_NRCPUS, PM_FEAT_CMDLINE,
+				  PM_FEAT_EVENT_DESC, PM_FEAT_PMU_MAPPINGS, PM_FEAT_SAMPLE_TIME };
+	const size_t nfl = sizeof(fl) / sizeof(fl[0]);
+
+	fb_mem(f, f->be ? "2ELIFREP" : "PERFILE2", 8);
+	fb_u64(f, 104);
+	fb_zero(f, 104 - 16);
+	/* ids */
+	for (size_t i = 0; i < nat; i++) {
+		ids_off[i] = f->len;
+		for (size_t k = 0; k < at[i].nids; k++)
+			fb_u64(f, at[i].ids[k]);
+	}
+	asz = at[0].size + 16;
+	attrs_off = f->len;
+	for (size_t i = 0; i < nat; i++) {
+		fb_attr(f, &at[i].attr, at[i].size);
+		fb_u64(f, ids_off[i]);
+		fb_u64(f, at[i].nids * 8);
+	}
+	data_off = f->len;
+	data_fn(f);
+	feat_off = f->len;
+	/* feature table, then payloads */
+	tab = f->len;
+	fb_zero(f, 16 * nfl);
+	for (size_t k = 0; k < nfl; k++) {
+		size_t start = f->len;
+
+		feats |= 1ULL << fl[k];
+		switch (fl[k]) {
+		case PM_FEAT_HOSTNAME: fb_str(f, "testhost"); break;
+		case PM_FEAT_ARCH: fb_str(f, f->be ? "s390x" : "x86_64"); break;
+		case PM_FEAT_NRCPUS: fb_u32(f, 8); fb_u32(f, 4); break;
+		case PM_FEAT_CMDLINE: fb_u32(f, 2); fb_str(f, "perf"); fb_str(f, "record"); break;
+		case PM_FEAT_EVENT_DESC:
+			fb_u32(f, (uint32_t)nat);
+			fb_u32(f, at[0].size);
+			for (size_t i = 0; i < nat; i++) {
+				fb_attr(f, &at[i].attr, at[i].size);
+				fb_u32(f, (uint32_t)at[i].nids);
+				fb_str(f, at[i].name);
+				for (size_t j = 0; j < at[i].nids; j++)
+					fb_u64(f, at[i].ids[j]);
+			}
+			break;
+		case PM_FEAT_PMU_MAPPINGS:
+			fb_u32(f, 2);
+			fb_u32(f, 1); fb_str(f, "software");
+			fb_u32(f, 4); fb_str(f, "cpu");
+			break;
+		case PM_FEAT_SAMPLE_TIME: fb_u64(f, 1000); fb_u64(f, 5000); break;
+		}
+		fb_set64(f, tab + 16 * k, start);
+		fb_set64(f, tab + 16 * k + 8, f->len - start);
+	}
+	fb_set64(f, 16, asz);
+	fb_set64(f, 24, attrs_off);
+	fb_set64(f, 32, nat * asz);
+	fb_set64(f, 40, data_off);
+	fb_set64(f, 48, feat_off - data_off);
+	fb_set64(f, 72, feats);
+	if (lo) {
+		lo->data_off = data_off;
+		lo->data_size = feat_off - data_off;
+		lo->feat_off = feat_off;
+	}
+}
+
+static char tmpl[64];
+
+static const char *fb_write(const struct fb *f)
+{
+	int fd;
+
+	snprintf(tmpl, sizeof(tmpl), "/tmp/pm_check_file_XXXXXX");
+	fd = mkstemp(tmpl);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, f->b, f->len), (ssize_t)f->len);
+	close(fd);
+	return tmpl;
+}
+
+static struct pm_attr basic_attr(uint64_t st)
+{
+	struct pm_attr a;
+
+	pm_attr_init(&a);
+	a.type = PM_TYPE_SOFTWARE;
+	a.config = 1;
+	a.sample_period = 1000;
+	a.sample_type = st;
+	a.flags = PM_ATTR_SAMPLE_ID_ALL | PM_ATTR_DISABLED | PM_ATTR_COMM | (2ULL << PM_ATTR_PRECISE_IP_SHIFT);
+	return a;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void data_basic(struct fb *f)
+{
+	fb_comm(f, 100, 101, "worker", 900);
+	/* round 1: times 3000, 1000 */
+	fb_sample(f, ST_BASIC, 0, 0x401000, 100, 101, 3000, 1, 500);
+	fb_sample(f, ST_BASIC, 0, 0x401010, 100, 101, 1000, 0, 501);
+	fb_hdr(f, PM_RECORD_FINISHED_ROUND, 0, 8);
+	/* round 2: 2000 (older than the first round's max), 5000 */
+	fb_sample(f, ST_BASIC, 0, 0x401020, 0x12345678, 0x9abcdef0, 2000, 3, 502);
+	fb_sample(f, ST_BASIC, 0, 0x401030, 100, 101, 5000, 2, 503);
+	fb_hdr(f, PM_RECORD_FINISHED_ROUND, 0, 8);
+}
+
+START_TEST(test_basic_both_orders)
+{
+	struct fb f = { .be = _i != 0 };
+	struct fattr at = { .attr = basic_attr(ST_BASIC), .size = PM_ATTR_SIZE_VER7,
+			    .ids = { 7 }, .nids = 1, .name = "task-clock:pp" };
+	struct pm_file_info info;
+	struct pm_file_record rec;
+	struct pm_sample s;
+	pm_file *pf;
+	uint32_t a, b;
+	uint64_t times[8];
+	int n = 0, rc;
+	const char *path;
+
+	fb_file(&f, &at, 1, data_basic, NULL);
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
+	info.sz = sizeof(info);
+	ck_assert_int_eq(pm_file_get_info(pf, &info), 0);
+	ck_assert_int_eq(info.big_endian, _i != 0);
+	ck_assert_int_eq(info.pipe_mode, 0);
+	ck_assert_uint_eq(pm_file_nr_attrs(pf), 1);
+	ck_assert_uint_eq(pm_file_attr(pf, 0)->sample_type, ST_BASIC);
+	ck_assert_uint_eq(pm_file_attr(pf, 0)->size, PM_ATTR_SIZE_VER7);
+	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(pm_file_attr(pf, 0)), 2);
+	ck_assert(pm_file_attr(pf, 0)->flags & PM_ATTR_SAMPLE_ID_ALL);
+	ck_assert_str_eq(pm_file_event_name(pf, 0), "task-clock:pp");
+	ck_assert_str_eq(pm_file_feature_string(pf, PM_FEAT_HOSTNAME), "testhost");
+	ck_assert_str_eq(pm_file_feature_string(pf, PM_FEAT_ARCH), _i ? "s390x" : "x86_64");
+	ck_assert_int_eq(pm_file_nrcpus(pf, &a, &b), 0);
+	ck_assert_uint_eq(a, 8);
+	ck_assert_uint_eq(b, 4);
+	ck_assert_str_eq(pm_file_cmdline(pf, 1), "record");
+	ck_assert_ptr_null(pm_file_cmdline(pf, 2));
+	{
+		uint32_t t;
+		const char *nm;
+
+		ck_assert_int_eq(pm_file_pmu_mapping(pf, 1, &t, &nm), 0);
+		ck_assert_uint_eq(t, 4);
+		ck_assert_str_eq(nm, "cpu");
+		ck_assert_int_eq(pm_file_pmu_mapping(pf, 2, &t, &nm), -ENOENT);
+	}
+	{
+		uint64_t x, y;
+
+		ck_assert_int_eq(pm_file_sample_time(pf, &x, &y), 0);
+		ck_assert_uint_eq(x, 1000);
+		ck_assert_uint_eq(y, 5000);
+		ck_assert_int_eq(pm_file_clockid_res(pf, &x), -ENOENT);
+	}
+	ck_assert_int_eq(pm_file_has_feature(pf, PM_FEAT_HOSTNAME), 1);
+	ck_assert_int_eq(pm_file_has_feature(pf, PM_FEAT_CPUID), 0);
+
+	rec.sz = sizeof(rec);
+	s.sz = sizeof(s);
+	while ((rc = pm_file_next(pf, &rec)) > 0) {
+		if (rec.type != PM_RECORD_SAMPLE)
+			continue;
+		ck_assert_int_eq(rec.attr_idx, 0);
+		ck_assert_int_eq(pm_file_sample(pf, &rec, &s), 0);
+		ck_assert_uint_eq(s.time, rec.time);
+		times[n++] = s.time;
+		if (s.time == 2000) {
+			/* the u32 pairs are per field in either byte order */
+			ck_assert_uint_eq(s.pid, 0x12345678);
+			ck_assert_uint_eq(s.tid, 0x9abcdef0);
+			ck_assert_uint_eq(s.cpu, 3);
+			ck_assert_uint_eq(s.ip, 0x401020);
+			ck_assert_uint_eq(s.period, 502);
+		}
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(n, 4);
+	/* perf's order: round 1 flushes nothing, round 2 flushes <= 3000, the
+	 * end flushes the rest */
+	ck_assert_uint_eq(times[0], 1000);
+	ck_assert_uint_eq(times[1], 2000);
+	ck_assert_uint_eq(times[2], 3000);
+	ck_assert_uint_eq(times[3], 5000);
+	pm_file_close(pf);
+
+	/* raw order */
+	{
+		struct pm_file_opts o = { .sz = sizeof(o), .raw_order = 1 };
+		uint32_t types[8];
+		int k = 0;
+
+		ck_assert_int_eq(pm_file_open(&pf, path, &o), 0);
+		while ((rc = pm_file_next(pf, &rec)) > 0 && k < 8)
+			types[k++] = rec.type == PM_RECORD_SAMPLE ? (uint32_t)rec.time : rec.type;
+		ck_assert_int_eq(k, 7);
+		ck_assert_uint_eq(types[0], PM_RECORD_COMM);
+		ck_assert_uint_eq(types[1], 3000);
+		ck_assert_uint_eq(types[2], 1000);
+		ck_assert_uint_eq(types[3], PM_RECORD_FINISHED_ROUND);
+		ck_assert_uint_eq(types[4], 2000);
+		pm_file_close(pf);
+	}
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
+/* every attr size, VER0 .. one larger than known */
+static void data_one(struct fb *f)
+{
+	fb_sample(f, PM_SAMPLE_IP | PM_SAMPLE_TID, 0, 0xabc0, 5, 6, 0, 0, 0);
+}
+
+START_TEST(test_attr_sizes)
+{
+	static const uint32_t sizes[] = { 64, 72, 80, 96, 104, 112, 120, 128, 136, 144, 160 };
+	uint32_t sz = sizes[_i % 11];
+	struct fb f = { .be = _i >= 11 };
+	struct pm_attr a = basic_attr(PM_SAMPLE_IP | PM_SAMPLE_TID);
+	struct fattr at;
+	struct pm_file_record rec;
+	struct pm_sample s;
+	pm_file *pf;
+	const char *path;
+
+	a.config2 = 0x1111; /* VER1+ */
+	a.branch_sample_type = 0; /* keep the layout simple */
+	memset(&at, 0, sizeof(at));
+	at.attr = a;
+	at.size = sz;
+	at.ids[0] = 42;
+	at.nids = 1;
+	at.name = "e";
+	fb_file(&f, &at, 1, data_one, NULL);
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
+	ck_assert_uint_eq(pm_file_attr(pf, 0)->size, sz);
+	ck_assert_uint_eq(pm_file_attr(pf, 0)->sample_type, PM_SAMPLE_IP | PM_SAMPLE_TID);
+	ck_assert_uint_eq(pm_file_attr(pf, 0)->config2, (sz >= 72 ? 0x1111 : 0));
+	ck_assert_int_eq(pm_file_attr_of_id(pf, 42), 0);
+	rec.sz = sizeof(rec);
+	s.sz = sizeof(s);
+	ck_assert_int_eq(pm_file_next(pf, &rec), 1);
+	ck_assert_int_eq(pm_file_sample(pf, &rec, &s), 0);
+	ck_assert_uint_eq(s.ip, 0xabc0);
+	ck_assert_uint_eq(s.tid, 6);
+	ck_assert_int_eq(pm_file_next(pf, &rec), 0);
+	pm_file_close(pf);
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
+/* several attrs matched by IDENTIFIER (_i = 0) or by ID (_i = 1) */
+static uint64_t g_st;
+static void data_multi(struct fb *f)
+{
+	fb_sample(f, g_st, 20, 20, 1, 1, 10, 0, 1);
+	fb_sample(f, g_st, 10, 10, 1, 1, 11, 0, 1);
+	fb_sample(f, g_st, 11, 11, 1, 1, 12, 0, 1);
+	fb_sample(f, g_st, 99, 99, 1, 1, 13, 0, 1); /* an id no attr owns */
+}
+
+START_TEST(test_multi_attr)
+{
+	struct fb f = { .be = (_i & 2) != 0 };
+	struct fattr at[2];
+	struct pm_file_record rec;
+	struct pm_sample s;
+	pm_file *pf;
+	const char *path;
+	int seen[4] = { 0 }, k = 0, rc;
+
+	g_st = (_i & 1) ? (ST_BASIC | PM_SAMPLE_ID) : (ST_BASIC | PM_SAMPLE_IDENTIFIER);
+	memset(at, 0, sizeof(at));
+	at[0].attr = basic_attr(g_st);
+	at[0].size = PM_ATTR_SIZE_VER8;
+	at[0].ids[0] = 10;
+	at[0].ids[1] = 11;
+	at[0].nids = 2;
+	at[0].name = "first";
+	at[1] = at[0];
+	at[1].attr.config = 2;
+	at[1].ids[0] = 20;
+	at[1].nids = 1;
+	at[1].name = "second";
+	fb_file(&f, at, 2, data_multi, NULL);
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
+	ck_assert_uint_eq(pm_file_nr_attrs(pf), 2);
+	ck_assert_str_eq(pm_file_event_name(pf, 1), "second");
+	rec.sz = sizeof(rec);
+	s.sz = sizeof(s);
+	while ((rc = pm_file_next(pf, &rec)) > 0) {
+		seen[k++] = rec.attr_idx;
+		if (rec.attr_idx >= 0) {
+			ck_assert_int_eq(pm_file_sample(pf, &rec, &s), 0);
+			ck_assert_uint_eq(s.ip, s.id); /* built so */
+		}
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(k, 4);
+	ck_assert_int_eq(seen[0], 1);
+	ck_assert_int_eq(seen[1], 0);
+	ck_assert_int_eq(seen[2], 0);
+	ck_assert_int_eq(seen[3], -1);
+	pm_file_close(pf);
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* damage */
+
+static void data_three(struct fb *f)
+{
+	fb_sample(f, ST_BASIC, 0, 1, 1, 1, 10, 0, 1);
+	fb_sample(f, ST_BASIC, 0, 2, 1, 1, 20, 0, 1);
+	fb_sample(f, ST_BASIC, 0, 3, 1, 1, 30, 0, 1);
+}
+
+static struct fb damaged_base(struct layout_out *lo)
+{
+	struct fb f = { .be = false };
+	struct fattr at = { .attr = basic_attr(ST_BASIC), .size = PM_ATTR_SIZE_VER8,
+			    .ids = { 1 }, .nids = 1, .name = "e" };
+
+	fb_file(&f, &at, 1, data_three, lo);
+	return f;
+}
+
+/* reads records, returns how many came before the error */
+static int read_until_error(pm_file *pf, int *rc_out)
+{
+	struct pm_file_record rec;
+	int n = 0, rc;
+
+	rec.sz = sizeof(rec);
+	while ((rc = pm_file_next(pf, &rec)) > 0)
+		n++;
+	*rc_out = rc;
+	return n;
+}
+
+START_TEST(test_damage_short_header)
+{
+	struct layout_out lo;
+	struct fb f = damaged_base(&lo);
+	pm_file *pf = NULL;
+	const char *path;
+
+	f.len = 50;
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), -PM_ERR_TRUNCATED);
+	ck_assert_ptr_null(pf);
+	ck_assert_ptr_nonnull(strstr(pm_errmsg(), "header"));
+	f.len = 10;
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), -PM_ERR_TRUNCATED);
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
+START_TEST(test_damage_attr_size_zero)
+{
+	struct layout_out lo;
+	struct fb f = damaged_base(&lo);
+	pm_file *pf = NULL;
+	const char *path;
+
+	fb_set64(&f, 16, 0);
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), -PM_ERR_FORMAT);
+	ck_assert_ptr_nonnull(strstr(pm_errmsg(), "attr_size is 0"));
+	ck_assert_ptr_nonnull(strstr(pm_errmsg(), "offset 16"));
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
+START_TEST(test_damage_record_size_zero)
+{
+	struct layout_out lo;
+	struct fb f = damaged_base(&lo);
+	size_t third = lo.data_off + 2 * 48;
+	pm_file *pf = NULL;
+	const char *path;
+	char want[64];
+	int rc, n;
+
+	pm__st16(f.b + third + 6, 0, false);
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
+	n = read_until_error(pf, &rc);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(rc, -PM_ERR_CORRUPT);
+	ck_assert_uint_eq(pm_file_error_offset(pf), third);
+	snprintf(want, sizeof(want), "offset %zu", third);
+	ck_assert_ptr_nonnull(strstr(pm_errmsg(), want));
+	/* sticky */
+	{
+		struct pm_file_record rec = { .sz = sizeof(rec) };
+
+		ck_assert_int_eq(pm_file_next(pf, &rec), -PM_ERR_CORRUPT);
+	}
+	pm_file_close(pf);
+	/* the same in raw order */
+	{
+		struct pm_file_opts o = { .sz = sizeof(o), .raw_order = 1 };
+
+		ck_assert_int_eq(pm_file_open(&pf, path, &o), 0);
+		ck_assert_int_eq(read_until_error(pf, &rc), 2);
+		ck_assert_int_eq(rc, -PM_ERR_CORRUPT);
+		pm_file_close(pf);
+	}
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
+START_TEST(test_damage_record_past_end)
+{
+	struct layout_out lo;
+	struct fb f = damaged_base(&lo);
+	size_t third = lo.data_off + 2 * 48;
+	pm_file *pf = NULL;
+	const char *path;
+	int rc;
+
+	/* the third sample claims more bytes than the data section has */
+	pm__st16(f.b + third + 6, 48 + 64, false);
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
+	ck_assert_int_eq(read_until_error(pf, &rc), 2);
+	ck_assert_int_eq(rc, -PM_ERR_TRUNCATED);
+	ck_assert_uint_eq(pm_file_error_offset(pf), third);
+	pm_file_close(pf);
+
+	/* a file cut in the middle of the third record (data size intact) */
+	pm__st16(f.b + third + 6, 48, false);
+	f.len = third + 20;
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
+	ck_assert_int_eq(pm_file_header_status(pf, NULL), -PM_ERR_TRUNCATED);
+	ck_assert_int_eq(read_until_error(pf, &rc), 2);
+	ck_assert_int_eq(rc, -PM_ERR_TRUNCATED);
+	ck_assert_uint_eq(pm_file_error_offset(pf), third);
+	pm_file_close(pf);
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
+START_TEST(test_damage_feature_table)
+{
+	struct layout_out lo;
+	struct fb f = damaged_base(&lo);
+	pm_file *pf = NULL;
+	const char *path;
+	uint64_t off;
+	int rc;
+
+	f.len = lo.feat_off + 8; /* the table is cut */
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
+	ck_assert_int_eq(pm_file_header_status(pf, &off), -PM_ERR_TRUNCATED);
+	ck_assert_uint_eq(off, lo.feat_off);
+	ck_assert_int_eq(pm_file_has_feature(pf, PM_FEAT_HOSTNAME), 0);
+	ck_assert_int_eq(read_until_error(pf, &rc), 3);
+	ck_assert_int_eq(rc, 0);
+	pm_file_close(pf);
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
+START_TEST(test_bad_magic)
+{
+	struct layout_out lo;
+	struct fb f = damaged_base(&lo);
+	pm_file *pf = NULL;
+	const char *path;
+
+	memcpy(f.b, "NOTPERF!", 8);
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), -PM_ERR_FORMAT);
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* pipe mode through a descriptor */
+
+static void fb_header_attr(struct fb *f, const struct pm_attr *a, uint64_t id)
+{
+	fb_hdr(f, PM_RECORD_HEADER_ATTR, 0, (uint16_t)(8 + PM_ATTR_SIZE_VER8 + 8));
+	fb_attr(f, a, PM_ATTR_SIZE_VER8);
+	fb_u64(f, id);
+}
+
+static void fb_event_update_name(struct fb *f, uint64_t id, const char *name)
+{
+	fb_hdr(f, PM_RECORD_EVENT_UPDATE, 0, 8 + 16 + 16);
+	fb_u64(f, PM_EVENT_UPDATE_NAME);
+	fb_u64(f, id);
+	fb_room(f, 16);
+	memset(f->b + f->len, 0, 16);
+	memcpy(f->b + f->len, name, strlen(name));
+	f->len += 16;
+}
+
+START_TEST(test_pipe_fd)
+{
+	struct fb f = { .be = _i != 0 };
+	struct pm_attr a = basic_attr(ST_BASIC | PM_SAMPLE_IDENTIFIER);
+	struct pm_file_record rec;
+	struct pm_file_info info;
+	struct pm_sample s;
+	pm_file *pf;
+	int p[2], rc, n = 0, ids[4];
+
+	fb_mem(&f, f.be ? "2ELIFREP" : "PERFILE2", 8);
+	fb_u64(&f, 16);
+	fb_header_attr(&f, &a, 100);
+	a.config = 2;
+	fb_header_attr(&f, &a, 200);
+	fb_event_update_name(&f, 100, "alpha");
+	fb_event_update_name(&f, 200, "beta");
+	/* HEADER_FEATURE HOSTNAME */
+	fb_hdr(&f, PM_RECORD_HEADER_FEATURE, 0, 8 + 8 + 4 + 64);
+	fb_u64(&f, PM_FEAT_HOSTNAME);
+	fb_str(&f, "pipehost");
+	/* ID_INDEX adds id 201 to attr 1 */
+	fb_hdr(&f, PM_RECORD_ID_INDEX, 0, 8 + 8 + 32);
+	fb_u64(&f, 1);
+	fb_u64(&f, 201); fb_u64(&f, 1); fb_u64(&f, 0); fb_u64(&f, 0);
+	fb_sample(&f, ST_BASIC | PM_SAMPLE_IDENTIFIER, 200, 1, 1, 1, 30, 0, 1);
+	fb_sample(&f, ST_BASIC | PM_SAMPLE_IDENTIFIER, 100, 2, 1, 1, 10, 0, 1);
+	fb_sample(&f, ST_BASIC | PM_SAMPLE_IDENTIFIER, 201, 3, 1, 1, 20, 0, 1);
+	ck_assert_uint_lt(f.len, 4096); /* fits in the pipe buffer */
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], f.b, f.len), (ssize_t)f.len);
+	close(p[1]);
+	ck_assert_int_eq(pm_file_open_fd(&pf, p[0], NULL), 0);
+	info.sz = sizeof(info);
+	pm_file_get_info(pf, &info);
+	ck_assert_int_eq(info.pipe_mode, 1);
+	ck_assert_int_eq(info.big_endian, _i != 0);
+	/* the metadata at the start of the stream is known right after open */
+	ck_assert_uint_eq(pm_file_nr_attrs(pf), 2);
+	ck_assert_str_eq(pm_file_event_name(pf, 0), "alpha");
+	ck_assert_str_eq(pm_file_event_name(pf, 1), "beta");
+	ck_assert_str_eq(pm_file_feature_string(pf, PM_FEAT_HOSTNAME), "pipehost");
+	ck_assert_int_eq(pm_file_attr_of_id(pf, 201), 1);
+	rec.sz = sizeof(rec);
+	s.sz = sizeof(s);
+	while ((rc = pm_file_next(pf, &rec)) > 0) {
+		if (rec.type != PM_RECORD_SAMPLE)
+			continue;
+		ck_assert_int_eq(pm_file_sample(pf, &rec, &s), 0);
+		ck_assert_int_lt(n, 3);
+		ids[n++] = rec.attr_idx;
+		ck_assert_uint_eq(s.time, (uint64_t)n * 10); /* time order */
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(ids[0], 0);
+	ck_assert_int_eq(ids[1], 1);
+	ck_assert_int_eq(ids[2], 1);
+	pm_file_close(pf);
+	close(p[0]);
+	free(f.b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* a file much larger than the window, read in bounded memory, in rows */
+
+static void data_many(struct fb *f)
+{
+	for (uint64_t i = 0; i < 100000; i++) {
+		fb_sample(f, ST_BASIC, 0, 0x1000 + i, 7, 8, 1000 + i, (uint32_t)(i & 3), i);
+		if (i % 1000 == 999)
+			fb_hdr(f, PM_RECORD_FINISHED_ROUND, 0, 8);
+	}
+}
+
+START_TEST(test_stream_rows)
+{
+	struct fb f = { .be = _i != 0 };
+	struct fattr at = { .attr = basic_attr(ST_BASIC), .size = PM_ATTR_SIZE_VER8,
+			    .ids = { 1 }, .nids = 1, .name = "e" };
+	struct pm_file_opts o = { .sz = sizeof(o), .window_size = 64 << 10,
+				  .reorder_max_bytes = 1 << 20 };
+	struct pm_sample_row rows[1000];
+	pm_file *pf;
+	const char *path;
+	uint64_t total = 0, last = 0;
+	size_t n;
+	int rc;
+
+	ck_assert_uint_eq(sizeof(struct pm_sample_row), 72);
+	fb_file(&f, &at, 1, data_many, NULL);
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, &o), 0);
+	do {
+		rc = pm_file_read_samples(pf, rows, 1000, &n);
+		ck_assert_int_ge(rc, 0);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_uint_eq(rows[i].ip, 0x1000 + total);
+			ck_assert_uint_eq(rows[i].period, total);
+			ck_assert_uint_eq(rows[i].cpu, total & 3);
+			ck_assert_uint_eq(rows[i].tid, 8);
+			ck_assert_int_eq(rows[i].event_idx, 0);
+			ck_assert_uint_ge(rows[i].time, last);
+			last = rows[i].time;
+			total++;
+		}
+	} while (rc > 0);
+	ck_assert_uint_eq(total, 100000);
+	pm_file_close(pf);
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
+static Suite *file_suite(void)
+{
+	Suite *s = suite_create("file");
+	TCase *tc = tcase_create("file");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_basic_both_orders, 0, 2);
+	tcase_add_loop_test(tc, test_attr_sizes, 0, 22);
+	tcase_add_loop_test(tc, test_multi_attr, 0, 4);
+	tcase_add_test(tc, test_damage_short_header);
+	tcase_add_test(tc, test_damage_attr_size_zero);
+	tcase_add_test(tc, test_damage_record_size_zero);
+	tcase_add_test(tc, test_damage_record_past_end);
+	tcase_add_test(tc, test_damage_feature_table);
+	tcase_add_test(tc, test_bad_magic);
+	tcase_add_loop_test(tc, test_pipe_fd, 0, 2);
+	tcase_add_loop_test(tc, test_stream_rows, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+PM_TEST_MAIN(file_suite)
