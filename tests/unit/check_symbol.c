@@ -47,31 +47,55 @@ __attribute__((noinline, used)) int pm_symcheck_marker(int x)
 	return v;
 }
 
-/* nm -S oracle: address and size of a defined symbol. */
-static bool nm_sym(const char *file, const char *name, uint64_t *addr, uint64_t *size)
+/* nm -S oracle: address and size of a defined symbol.  nm runs once per
+ * file (its output is kept: the test asks many questions of few files). */
+static struct {
+	char file[PATH_MAX];
+	struct pm__buf out;
+} nm_cache[16];
+
+static const char *nm_output(const char *file)
 {
 	char cmd[PATH_MAX + 64], line[512];
-	bool found = false;
+	size_t i;
 	FILE *p;
 
+	for (i = 0; i < PM_ARRAY_SIZE(nm_cache) && nm_cache[i].file[0]; i++)
+		if (strcmp(nm_cache[i].file, file) == 0)
+			return nm_cache[i].out.data ? nm_cache[i].out.data : "";
+	ck_assert_uint_lt(i, PM_ARRAY_SIZE(nm_cache));
+	snprintf(nm_cache[i].file, sizeof(nm_cache[i].file), "%s", file);
 	snprintf(cmd, sizeof(cmd), "'%s' -S --defined-only '%s' 2>/dev/null", PM_TEST_NM, file);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
-	while (fgets(line, sizeof(line), p)) {
+	while (fgets(line, sizeof(line), p))
+		ck_assert_int_eq(pm__buf_append(&nm_cache[i].out, line, strlen(line)), 0);
+	pclose(p);
+	return nm_cache[i].out.data ? nm_cache[i].out.data : "";
+}
+
+static bool nm_sym(const char *file, const char *name, uint64_t *addr, uint64_t *size)
+{
+	const char *text = nm_output(file);
+
+	while (*text) {
+		const char *eol = strchr(text, '\n');
 		unsigned long long a, sz = 0;
 		char type, sym[400];
 
-		if (sscanf(line, "%llx %llx %c %399s", &a, &sz, &type, sym) == 4 ||
-		    (sz = 0, sscanf(line, "%llx %c %399s", &a, &type, sym) == 3)) {
-			if (!found && strcmp(sym, name) == 0) {
+		if (sscanf(text, "%llx %llx %c %399s", &a, &sz, &type, sym) == 4 ||
+		    (sz = 0, sscanf(text, "%llx %c %399s", &a, &type, sym) == 3)) {
+			if (strcmp(sym, name) == 0) {
 				*addr = a;
 				*size = sz;
-				found = true;
+				return true;
 			}
 		}
+		if (!eol)
+			break;
+		text = eol + 1;
 	}
-	pclose(p);
-	return found;
+	return false;
 }
 
 static void nm_must(const char *file, const char *name, uint64_t *addr, uint64_t *size)
