@@ -17,5 +17,6 @@
 #include <profileme/symbol.h>
 #include <profileme/ring.h>
 #include <profileme/writer.h>
+#include <profileme/export.h>
 
 #endif /* PROFILEME_PROFILEME_H */

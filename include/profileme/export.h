@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/**
+ * @file profileme/export.h
+ * @brief Fixed-layout columnar batches of samples for bulk consumers.
+ *
+ * A ::pm_columns reads the samples of a ::pm_file into caller-owned column
+ * buffers, one buffer per column, a batch at a time: no allocation per
+ * sample, no object per sample.  The Python binding fills numpy arrays this
+ * way.  The columns are:
+ *
+ * | name      | type | meaning |
+ * |-----------|------|---------|
+ * | time      | u64  | PERF_SAMPLE_TIME (0 when absent) |
+ * | pid, tid  | u32  | PERF_SAMPLE_TID |
+ * | cpu       | u32  | PERF_SAMPLE_CPU |
+ * | ip        | u64  | PERF_SAMPLE_IP |
+ * | period    | u64  | PERF_SAMPLE_PERIOD |
+ * | addr      | u64  | PERF_SAMPLE_ADDR |
+ * | id        | u64  | PERF_SAMPLE_ID / IDENTIFIER |
+ * | event     | i32  | attr index (pm_file_attr()), -1 when unknown |
+ * | cpumode   | u8   | header.misc & 7 (PERF_RECORD_MISC_CPUMODE) |
+ * | callchain_nr | u32 | callchain entries (context markers included) |
+ * | raw_ok    | u8   | 1 when the raw payload decoded with the column decoder |
+ *
+ * followed, when a raw decoder applies to the recording (ProfileMe, IBS),
+ * by one column per decoded field (pm_raw_field_name()), u64 for numbers,
+ * registers and addresses, u8 for booleans and codes (names via
+ * pm_raw_field_code_name()), and for decoders whose fields can be marked
+ * invalid by the hardware (IBS) a u8 `<field>_valid` column after each field.
+ *
+ * Rows come in time order unless the file was opened with raw_order.
+ */
+#ifndef PROFILEME_EXPORT_H
+#define PROFILEME_EXPORT_H
+
+#include <profileme/common.h>
+#include <profileme/file.h>
+#include <profileme/raw.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief A columnar reader over a ::pm_file (opaque). */
+typedef struct pm_columns pm_columns;
+
+/** @brief Element types of columns (pm_columns_type()). */
+enum pm_column_type {
+	PM_COL_U64 = 0, /**< uint64_t */
+	PM_COL_U32 = 1, /**< uint32_t */
+	PM_COL_I32 = 2, /**< int32_t */
+	PM_COL_U8 = 3   /**< uint8_t */
+};
+
+/** @brief Options of pm_columns_new().  Size-versioned: set @c sz. */
+struct pm_columns_opts {
+	size_t sz;           /**< Set by the caller: sizeof(struct pm_columns_opts). */
+	int event;           /**< Only samples of this attr index; -1 (or NULL opts): all. */
+	const char *decoder; /**< Force a raw decoder by name; NULL: chosen from the file. */
+	int no_raw;          /**< 1: no decoded raw columns at all. */
+};
+
+/**
+ * @brief **pm_columns_new()** prepares columnar reading of a file's samples.
+ *
+ * The raw decoder is chosen from the file (ARCH, PMU_MAPPINGS, PMU_CAPS,
+ * CPUID and the attrs): the decoder of the selected event, else of the first
+ * attr one applies to.  The reader continues from the file's current
+ * position; it does not own @p f, which must outlive it.
+ * @param[out] out the reader; free with pm_columns_free()
+ * @param f        an open file
+ * @param opts     options, or NULL for defaults
+ * @return 0; -EINVAL; -ENOENT (no decoder of that name, or event index out of
+ *         range); -PM_ERR_STRUCT_SIZE; -ENOMEM.
+ * @since 0.1
+ */
+PM_API int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts);
+
+/** @brief **pm_columns_free()** releases a reader.  NULL-safe. @since 0.1 */
+PM_API void pm_columns_free(pm_columns *c);
+
+/** @brief **pm_columns_count()**: number of columns. @since 0.1 */
+PM_API size_t pm_columns_count(const pm_columns *c);
+
+/** @brief **pm_columns_name()**: name of column @p i, or NULL. @since 0.1 */
+PM_API const char *pm_columns_name(const pm_columns *c, size_t i);
+
+/** @brief **pm_columns_type()**: ::pm_column_type of column @p i, or -EINVAL. @since 0.1 */
+PM_API int pm_columns_type(const pm_columns *c, size_t i);
+
+/** @brief **pm_columns_width()**: bytes per row of column @p i (8, 4 or 1), 0 if out of range. @since 0.1 */
+PM_API size_t pm_columns_width(const pm_columns *c, size_t i);
+
+/**
+ * @brief **pm_columns_decoder()**: the raw decoder whose fields are columns,
+ *        or NULL when there are none.
+ * @since 0.1
+ */
+PM_API const pm_raw_decoder *pm_columns_decoder(const pm_columns *c);
+
+/** @brief **pm_columns_raw_ctx()**: the decoding context built from the file (for code names). @since 0.1 */
+PM_API const pm_raw_ctx *pm_columns_raw_ctx(const pm_columns *c);
+
+/**
+ * @brief **pm_columns_read()** reads the next batch of samples.
+ * @param c        the reader
+ * @param bufs     @p nbufs column buffers in column order; each holds @p cap
+ *                 rows of pm_columns_width() bytes; a NULL buffer skips its
+ *                 column.  Columns past @p nbufs are not written.
+ * @param nbufs    number of buffers
+ * @param cap      rows available in every buffer
+ * @param[out] n   rows written (0 at the end of the file)
+ * @return 0 (also at the end: @p n = 0); a negative error of the file
+ *         (pm_file_next()) after the rows before the damage were delivered
+ *         in earlier calls: the rows read before the error in this call are
+ *         in the buffers and counted in @p n.
+ * @since 0.1
+ */
+PM_API int pm_columns_read(pm_columns *c, void *const *bufs, size_t nbufs, size_t cap, size_t *n);
+
+/**
+ * @brief **pm_columns_skipped()**: samples that could not be decoded and were
+ *        skipped (no matching attr, corrupt sample).
+ * @since 0.1
+ */
+PM_API uint64_t pm_columns_skipped(const pm_columns *c);
+
+/**
+ * @brief **pm_raw_ctx_from_file()** builds a raw decoding context from a
+ *        recording: ARCH, byte order, PMU_MAPPINGS, PMU_CAPS and CPUID.
+ * @param[out] out the context; free with pm_raw_ctx_free()
+ * @param f        the file
+ * @return 0, -EINVAL, -ENOMEM.
+ * @since 0.1
+ */
+PM_API int pm_raw_ctx_from_file(pm_raw_ctx **out, const pm_file *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROFILEME_EXPORT_H */

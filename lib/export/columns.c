@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* Columnar batches of samples: see profileme/export.h. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <profileme/export.h>
+#include <profileme/record.h>
+
+#include "internal/pm_internal.h"
+
+enum {
+	COL_TIME, COL_PID, COL_TID, COL_CPU, COL_IP, COL_PERIOD, COL_ADDR, COL_ID, COL_EVENT,
+	COL_CPUMODE, COL_CALLCHAIN_NR, COL_RAW_OK, COL_BASE_COUNT
+};
+
+static const struct {
+	const char *name;
+	int type;
+} pm_base_cols[COL_BASE_COUNT] = {
+	[COL_TIME] = { "time", PM_COL_U64 },	 [COL_PID] = { "pid", PM_COL_U32 },
+	[COL_TID] = { "tid", PM_COL_U32 },	 [COL_CPU] = { "cpu", PM_COL_U32 },
+	[COL_IP] = { "ip", PM_COL_U64 },	 [COL_PERIOD] = { "period", PM_COL_U64 },
+	[COL_ADDR] = { "addr", PM_COL_U64 },	 [COL_ID] = { "id", PM_COL_U64 },
+	[COL_EVENT] = { "event", PM_COL_I32 },	 [COL_CPUMODE] = { "cpumode", PM_COL_U8 },
+	[COL_CALLCHAIN_NR] = { "callchain_nr", PM_COL_U32 },
+	[COL_RAW_OK] = { "raw_ok", PM_COL_U8 },
+};
+
+struct pm_column {
+	char *name;
+	int type;
+	int field;	/* raw field index, -1 for base columns */
+	int valid_of;	/* for a `_valid` column: the raw field index, else -1 */
+};
+
+struct pm_columns {
+	pm_file *f;
+	int event;
+	pm_raw_ctx *ctx;
+	const pm_raw_decoder *dec;
+	uint8_t *dec_for_attr;	/* per attr: 1 if the column decoder applies */
+	size_t nattrs;
+	struct pm_column *cols;
+	size_t ncols;
+	size_t nfields;
+	uint64_t *vals;		/* nfields scratch values */
+	uint8_t *present;	/* nfields scratch flags */
+	uint64_t skipped;
+};
+
+static size_t pm_col_width(int type)
+{
+	switch (type) {
+	case PM_COL_U64: return 8;
+	case PM_COL_U32:
+	case PM_COL_I32: return 4;
+	default: return 1;
+	}
+}
+
+int pm_raw_ctx_from_file(pm_raw_ctx **out, const pm_file *f)
+{
+	struct pm_file_info info = { .sz = sizeof(info) };
+	pm_raw_ctx *ctx;
+	const char *s;
+	int err;
+
+	if (!out || !f)
+		return pm__err(EINVAL, "pm_raw_ctx_from_file: NULL argument");
+	*out = NULL;
+	err = pm_raw_ctx_new(&ctx);
+	if (err)
+		return err;
+	s = pm_file_feature_string(f, PM_FEAT_ARCH);
+	if (s && *s)
+		err = pm_raw_ctx_set_arch(ctx, s);
+	if (!err && pm_file_get_info(f, &info) == 0)
+		err = pm_raw_ctx_set_big_endian(ctx, info.big_endian);
+	s = pm_file_feature_string(f, PM_FEAT_CPUID);
+	if (!err && s && *s)
+		err = pm_raw_ctx_set_cpuid(ctx, s);
+	for (size_t i = 0; !err; i++) {
+		uint32_t type;
+		const char *name;
+
+		if (pm_file_pmu_mapping(f, i, &type, &name))
+			break;
+		err = pm_raw_ctx_add_pmu(ctx, type, name);
+	}
+	for (size_t i = 0; !err; i++) {
+		const char *pmu, *name, *value;
+
+		if (pm_file_pmu_cap(f, i, &pmu, &name, &value))
+			break;
+		err = pm_raw_ctx_set_pmu_cap(ctx, pmu, name, value);
+	}
+	if (err) {
+		pm_raw_ctx_free(ctx);
+		return err;
+	}
+	*out = ctx;
+	return 0;
+}
+
+static int pm_columns_add(pm_columns *c, const char *name, size_t name_len, int type, int field,
+			  int valid_of)
+{
+	struct pm_column *col;
+	struct pm_column *cols = pm__reallocarray(c->cols, c->ncols + 1, sizeof(*cols));
+
+	if (!cols)
+		return -ENOMEM;
+	c->cols = cols;
+	col = &cols[c->ncols];
+	col->name = pm__strndup(name, name_len);
+	if (!col->name)
+		return -ENOMEM;
+	col->type = type;
+	col->field = field;
+	col->valid_of = valid_of;
+	c->ncols++;
+	return 0;
+}
+
+void pm_columns_free(pm_columns *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->ncols; i++)
+		free(c->cols[i].name);
+	free(c->cols);
+	free(c->vals);
+	free(c->present);
+	free(c->dec_for_attr);
+	pm_raw_ctx_free(c->ctx);
+	free(c);
+}
+
+int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts)
+{
+	struct pm_columns_opts o = { .sz = sizeof(o), .event = -1 };
+	pm_columns *c;
+	int err;
+
+	if (!out || !f)
+		return pm__err(EINVAL, "pm_columns_new: NULL argument");
+	*out = NULL;
+	err = pm__struct_check(opts, opts ? opts->sz : 0, offsetof(struct pm_columns_opts, decoder),
+			       sizeof(o), "struct pm_columns_opts");
+	if (err)
+		return err;
+	if (opts)
+		memcpy(&o, opts, PM_MIN(opts->sz, sizeof(o)));
+	o.sz = sizeof(o);
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->f = f;
+	c->event = o.event;
+	c->nattrs = pm_file_nr_attrs(f);
+	if (o.event >= 0 && (size_t)o.event >= c->nattrs) {
+		pm_columns_free(c);
+		return pm__err(ENOENT, "event index %d out of range (the file has %zu events)", o.event,
+			       c->nattrs);
+	}
+	err = pm_raw_ctx_from_file(&c->ctx, f);
+	if (err)
+		goto fail;
+	c->dec_for_attr = calloc(c->nattrs ? c->nattrs : 1, 1);
+	if (!c->dec_for_attr) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (!o.no_raw) {
+		if (o.decoder) {
+			c->dec = pm_raw_decoder_find(o.decoder);
+			if (!c->dec) {
+				err = pm__err(ENOENT, "no raw decoder named '%s'", o.decoder);
+				goto fail;
+			}
+		}
+		for (size_t i = 0; i < c->nattrs; i++) {
+			const pm_raw_decoder *d = NULL;
+			const struct pm_attr *a = pm_file_attr(f, i);
+
+			if (o.event >= 0 && (size_t)o.event != i)
+				continue;
+			if (!a || !(a->sample_type & PM_SAMPLE_RAW))
+				continue;
+			if (o.decoder) {
+				c->dec_for_attr[i] = 1;
+				continue;
+			}
+			if (pm_raw_ctx_select(c->ctx, a, &d) || !d)
+				continue;
+			if (!c->dec)
+				c->dec = d;
+			if (d == c->dec)
+				c->dec_for_attr[i] = 1;
+		}
+	}
+	for (size_t i = 0; i < COL_BASE_COUNT; i++) {
+		err = pm_columns_add(c, pm_base_cols[i].name, strlen(pm_base_cols[i].name),
+				     pm_base_cols[i].type, -1, -1);
+		if (err)
+			goto fail;
+	}
+	if (c->dec) {
+		/* Decoders whose hardware marks fields invalid get `_valid` columns. */
+		bool validity = strcmp(pm_raw_decoder_name(c->dec), "alpha_profileme") != 0;
+
+		c->nfields = pm_raw_field_count(c->dec);
+		c->vals = calloc(c->nfields ? c->nfields : 1, sizeof(*c->vals));
+		c->present = calloc(c->nfields ? c->nfields : 1, 1);
+		if (!c->vals || !c->present) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		for (size_t i = 0; i < c->nfields; i++) {
+			const char *name = pm_raw_field_name(c->dec, i);
+			int kind = pm_raw_field_kind(c->dec, i);
+			int type = (kind == PM_RAW_KIND_BOOL || kind == PM_RAW_KIND_CODE) ? PM_COL_U8 : PM_COL_U64;
+
+			err = pm_columns_add(c, name, strlen(name), type, (int)i, -1);
+			if (!err && validity) {
+				char vname[128];
+				int n = snprintf(vname, sizeof(vname), "%s_valid", name);
+
+				err = pm_columns_add(c, vname, (size_t)PM_MIN(n, (int)sizeof(vname) - 1),
+						     PM_COL_U8, -1, (int)i);
+			}
+			if (err)
+				goto fail;
+		}
+	}
+	*out = c;
+	return 0;
+fail:
+	pm_columns_free(c);
+	return err;
+}
+
+size_t pm_columns_count(const pm_columns *c)
+{
+	return c ? c->ncols : 0;
+}
+
+const char *pm_columns_name(const pm_columns *c, size_t i)
+{
+	return c && i < c->ncols ? c->cols[i].name : NULL;
+}
+
+int pm_columns_type(const pm_columns *c, size_t i)
+{
+	return c && i < c->ncols ? c->cols[i].type : -EINVAL;
+}
+
+size_t pm_columns_width(const pm_columns *c, size_t i)
+{
+	return c && i < c->ncols ? pm_col_width(c->cols[i].type) : 0;
+}
+
+const pm_raw_decoder *pm_columns_decoder(const pm_columns *c)
+{
+	return c ? c->dec : NULL;
+}
+
+const pm_raw_ctx *pm_columns_raw_ctx(const pm_columns *c)
+{
+	return c ? c->ctx : NULL;
+}
+
+uint64_t pm_columns_skipped(const pm_columns *c)
+{
+	return c ? c->skipped : 0;
+}
+
+static inline void pm_put(void *buf, int type, size_t row, uint64_t v)
+{
+	switch (type) {
+	case PM_COL_U64: ((uint64_t *)buf)[row] = v; break;
+	case PM_COL_U32: ((uint32_t *)buf)[row] = (uint32_t)v; break;
+	case PM_COL_I32: ((int32_t *)buf)[row] = (int32_t)v; break;
+	default: ((uint8_t *)buf)[row] = (uint8_t)v; break;
+	}
+}
+
+int pm_columns_read(pm_columns *c, void *const *bufs, size_t nbufs, size_t cap, size_t *n)
+{
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	struct pm_sample s = { .sz = sizeof(s) };
+	size_t rows = 0, ncols;
+	int rc = 0;
+
+	if (!c || !n || (nbufs && !bufs))
+		return pm__err(EINVAL, "pm_columns_read: NULL argument");
+	*n = 0;
+	ncols = PM_MIN(nbufs, c->ncols);
+	while (rows < cap) {
+		uint64_t base[COL_BASE_COUNT];
+		bool raw_ok = false;
+
+		rc = pm_file_next(c->f, &rec);
+		if (rc <= 0)
+			break;
+		rc = 0;
+		if (rec.type != PM_RECORD_SAMPLE)
+			continue;
+		if (c->event >= 0 && rec.attr_idx != c->event)
+			continue;
+		s.sz = sizeof(s);
+		if (pm_file_sample(c->f, &rec, &s)) {
+			c->skipped++;
+			continue;
+		}
+		base[COL_TIME] = s.time;
+		base[COL_PID] = s.pid;
+		base[COL_TID] = s.tid;
+		base[COL_CPU] = s.cpu;
+		base[COL_IP] = s.ip;
+		base[COL_PERIOD] = s.period;
+		base[COL_ADDR] = s.addr;
+		base[COL_ID] = s.id;
+		base[COL_EVENT] = (uint64_t)(int64_t)rec.attr_idx;
+		base[COL_CPUMODE] = s.misc & 7;
+		base[COL_CALLCHAIN_NR] = (s.present & PM_SAMPLE_CALLCHAIN) ? s.callchain.nr : 0;
+		if (c->dec && rec.attr_idx >= 0 && (size_t)rec.attr_idx < c->nattrs &&
+		    c->dec_for_attr[rec.attr_idx] && (s.present & PM_SAMPLE_RAW))
+			raw_ok = pm_raw_decode_row(c->dec, c->ctx, s.raw.data, s.raw.size, c->vals,
+						   c->present, c->nfields) >= 0;
+		base[COL_RAW_OK] = raw_ok;
+		for (size_t i = 0; i < ncols; i++) {
+			const struct pm_column *col = &c->cols[i];
+			uint64_t v;
+
+			if (!bufs[i])
+				continue;
+			if (i < COL_BASE_COUNT)
+				v = base[i];
+			else if (!raw_ok)
+				v = 0;
+			else if (col->valid_of >= 0)
+				v = c->present[col->valid_of];
+			else
+				v = c->present[col->field] ? c->vals[col->field] : 0;
+			pm_put(bufs[i], col->type, rows, v);
+		}
+		rows++;
+	}
+	*n = rows;
+	return rc < 0 ? rc : 0;
+}
