@@ -466,8 +466,11 @@ struct pm_sample {
  * @param[out] err_off on error, the offset in the record of the problem
  *                     (may be NULL)
  * @return 0; -EINVAL on NULL or a non-SAMPLE record; -PM_ERR_STRUCT_SIZE;
- *         -PM_ERR_TRUNCATED if @p len < header.size; -PM_ERR_CORRUPT if a
- *         field runs past header.size.
+ *         -PM_ERR_TRUNCATED if @p len < header.size (err_off = @p len);
+ *         -PM_ERR_CORRUPT if a field runs past header.size (err_off = the
+ *         offset of the field whose length or count does not fit, never more
+ *         than header.size).  On error the contents of @p out (but not its
+ *         sz) are unspecified.
  * @since 0.1
  */
 PM_API int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *layout, const void *rec,
