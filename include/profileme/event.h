@@ -25,6 +25,24 @@
  * ProfileMe as well (the kernel treats precise_ip as ProfileMe there; config
  * is left alone).  Such an event must sample (an explicit `period=0` is
  * rejected) and must not share a group with another event of the same PMU.
+ * Generic and raw events belong to the core PMU (`cpu`, or the PMU of type
+ * PERF_TYPE_RAW) for these rules.
+ *
+ * Details that perf 6.1 does differently or leaves open:
+ *   - a user term replaces the same term of an alias, wherever it is written
+ *     (`cpu/mem-loads,ldlat=0x10/` gives ldlat 0x10; perf 6.1 ORs 3|0x10);
+ *   - `config=` (config1..3) sets the whole word first, then each format
+ *     field replaces the bits of its own mask;
+ *   - a bare term is accepted on one-bit fields only; a modifier letter
+ *     other than `p` may be given once;
+ *   - `P` sets precise_ip to the PMU's `caps/max_precise` when it has one,
+ *     else to 3, and flags the event ::PM_EVENT_PRECISE_MAX.  Probing is the
+ *     caller's job on a live system: when opening fails with EOPNOTSUPP or
+ *     EINVAL, retry with precise_ip one lower, down to 0;
+ *   - group modifiers apply on top of each member's own (`{a:k,b}:u`), as in
+ *     perf; `S` only sets ::PM_EVENT_SAMPLE_READ (the attr is left alone);
+ *   - period and freq stay 0 unless the string sets them (no tool defaults);
+ *     exclude_guest is not set by default or by `u`/`p` (perf 6.1 does).
  */
 #ifndef PROFILEME_EVENT_H
 #define PROFILEME_EVENT_H
