@@ -119,6 +119,24 @@ PM_API const pm_raw_ctx *pm_columns_raw_ctx(const pm_columns *c);
 PM_API int pm_columns_read(pm_columns *c, void *const *bufs, size_t nbufs, size_t cap, size_t *n);
 
 /**
+ * @brief **pm_columns_read_rows()** reads the next batch of samples into
+ *        rows of a record layout (a numpy structured array, a C struct
+ *        array): column i is stored at `rows + row * row_size + offsets[i]`,
+ *        unaligned stores allowed.
+ * @param c         the reader
+ * @param rows      @p cap rows of @p row_size bytes
+ * @param row_size  bytes per row
+ * @param offsets   @p noffsets offsets in column order; SIZE_MAX skips a column
+ * @param noffsets  number of offsets (columns past it are not written)
+ * @param cap       rows available
+ * @param[out] n    rows written (0 at the end)
+ * @return as pm_columns_read(); -EINVAL when a column does not fit in a row.
+ * @since 0.1
+ */
+PM_API int pm_columns_read_rows(pm_columns *c, void *rows, size_t row_size, const size_t *offsets,
+				size_t noffsets, size_t cap, size_t *n);
+
+/**
  * @brief **pm_columns_skipped()**: samples that could not be decoded and were
  *        skipped (no matching attr, corrupt sample).
  * @since 0.1

@@ -26,6 +26,9 @@ static const struct {
 	[COL_RAW_OK] = { "raw_ok", PM_COL_U8 },
 };
 
+/* More columns than any decoder has fields (with their _valid twins). */
+#define PM_COLUMNS_MAX 512
+
 struct pm_column {
 	char *name;
 	int type;
@@ -106,8 +109,11 @@ static int pm_columns_add(pm_columns *c, const char *name, size_t name_len, int 
 			  int valid_of)
 {
 	struct pm_column *col;
-	struct pm_column *cols = pm__reallocarray(c->cols, c->ncols + 1, sizeof(*cols));
+	struct pm_column *cols;
 
+	if (c->ncols >= PM_COLUMNS_MAX)
+		return pm__err(PM_ERR_RANGE, "more than %d columns", PM_COLUMNS_MAX);
+	cols = pm__reallocarray(c->cols, c->ncols + 1, sizeof(*cols));
 	if (!cols)
 		return -ENOMEM;
 	c->cols = cols;
@@ -276,29 +282,29 @@ uint64_t pm_columns_skipped(const pm_columns *c)
 	return c ? c->skipped : 0;
 }
 
-static inline void pm_put(void *buf, int type, size_t row, uint64_t v)
+/* Rows of a structured array need not be aligned: store through memcpy. */
+static inline void pm_put(uint8_t *p, int type, uint64_t v)
 {
 	switch (type) {
-	case PM_COL_U64: ((uint64_t *)buf)[row] = v; break;
-	case PM_COL_U32: ((uint32_t *)buf)[row] = (uint32_t)v; break;
-	case PM_COL_I32: ((int32_t *)buf)[row] = (int32_t)v; break;
-	default: ((uint8_t *)buf)[row] = (uint8_t)v; break;
+	case PM_COL_U64: memcpy(p, &v, 8); break;
+	case PM_COL_U32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+	case PM_COL_I32: { int32_t x = (int32_t)(int64_t)v; memcpy(p, &x, 4); break; }
+	default: *p = (uint8_t)v; break;
 	}
 }
 
-int pm_columns_read(pm_columns *c, void *const *bufs, size_t nbufs, size_t cap, size_t *n)
+/* Column i lands at base[i] + row * stride[i]. */
+static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *stride, size_t ncols,
+			   size_t cap, size_t *n)
 {
 	struct pm_file_record rec = { .sz = sizeof(rec) };
 	struct pm_sample s = { .sz = sizeof(s) };
-	size_t rows = 0, ncols;
+	size_t rows = 0;
 	int rc = 0;
 
-	if (!c || !n || (nbufs && !bufs))
-		return pm__err(EINVAL, "pm_columns_read: NULL argument");
-	*n = 0;
-	ncols = PM_MIN(nbufs, c->ncols);
+	ncols = PM_MIN(ncols, c->ncols);
 	while (rows < cap) {
-		uint64_t base[COL_BASE_COUNT];
+		uint64_t base_vals[COL_BASE_COUNT];
 		bool raw_ok = false;
 
 		rc = pm_file_next(c->f, &rec);
@@ -314,40 +320,80 @@ int pm_columns_read(pm_columns *c, void *const *bufs, size_t nbufs, size_t cap, 
 			c->skipped++;
 			continue;
 		}
-		base[COL_TIME] = s.time;
-		base[COL_PID] = s.pid;
-		base[COL_TID] = s.tid;
-		base[COL_CPU] = s.cpu;
-		base[COL_IP] = s.ip;
-		base[COL_PERIOD] = s.period;
-		base[COL_ADDR] = s.addr;
-		base[COL_ID] = s.id;
-		base[COL_EVENT] = (uint64_t)(int64_t)rec.attr_idx;
-		base[COL_CPUMODE] = s.misc & 7;
-		base[COL_CALLCHAIN_NR] = (s.present & PM_SAMPLE_CALLCHAIN) ? s.callchain.nr : 0;
+		base_vals[COL_TIME] = s.time;
+		base_vals[COL_PID] = s.pid;
+		base_vals[COL_TID] = s.tid;
+		base_vals[COL_CPU] = s.cpu;
+		base_vals[COL_IP] = s.ip;
+		base_vals[COL_PERIOD] = s.period;
+		base_vals[COL_ADDR] = s.addr;
+		base_vals[COL_ID] = s.id;
+		base_vals[COL_EVENT] = (uint64_t)(int64_t)rec.attr_idx;
+		base_vals[COL_CPUMODE] = s.misc & 7;
+		base_vals[COL_CALLCHAIN_NR] = (s.present & PM_SAMPLE_CALLCHAIN) ? s.callchain.nr : 0;
 		if (c->dec && rec.attr_idx >= 0 && (size_t)rec.attr_idx < c->nattrs &&
 		    c->dec_for_attr[rec.attr_idx] && (s.present & PM_SAMPLE_RAW))
 			raw_ok = pm_raw_decode_row(c->dec, c->ctx, s.raw.data, s.raw.size, c->vals,
 						   c->present, c->nfields) >= 0;
-		base[COL_RAW_OK] = raw_ok;
+		base_vals[COL_RAW_OK] = raw_ok;
 		for (size_t i = 0; i < ncols; i++) {
 			const struct pm_column *col = &c->cols[i];
 			uint64_t v;
 
-			if (!bufs[i])
+			if (!base[i])
 				continue;
 			if (i < COL_BASE_COUNT)
-				v = base[i];
+				v = base_vals[i];
 			else if (!raw_ok)
 				v = 0;
 			else if (col->valid_of >= 0)
 				v = c->present[col->valid_of];
 			else
 				v = c->present[col->field] ? c->vals[col->field] : 0;
-			pm_put(bufs[i], col->type, rows, v);
+			pm_put(base[i] + rows * stride[i], col->type, v);
 		}
 		rows++;
 	}
 	*n = rows;
 	return rc < 0 ? rc : 0;
+}
+
+int pm_columns_read(pm_columns *c, void *const *bufs, size_t nbufs, size_t cap, size_t *n)
+{
+	uint8_t *base[PM_COLUMNS_MAX];
+	size_t stride[PM_COLUMNS_MAX];
+
+	if (!c || !n || (nbufs && !bufs))
+		return pm__err(EINVAL, "pm_columns_read: NULL argument");
+	*n = 0;
+	nbufs = PM_MIN(nbufs, c->ncols);
+	for (size_t i = 0; i < nbufs; i++) {
+		base[i] = bufs[i];
+		stride[i] = pm_col_width(c->cols[i].type);
+	}
+	return pm_columns_fill(c, base, stride, nbufs, cap, n);
+}
+
+int pm_columns_read_rows(pm_columns *c, void *rows, size_t row_size, const size_t *offsets,
+			 size_t noffsets, size_t cap, size_t *n)
+{
+	uint8_t *base[PM_COLUMNS_MAX];
+	size_t stride[PM_COLUMNS_MAX];
+
+	if (!c || !n || !rows || (noffsets && !offsets))
+		return pm__err(EINVAL, "pm_columns_read_rows: NULL argument");
+	*n = 0;
+	noffsets = PM_MIN(noffsets, c->ncols);
+	for (size_t i = 0; i < noffsets; i++) {
+		if (offsets[i] == SIZE_MAX) {
+			base[i] = NULL;
+			continue;
+		}
+		if (offsets[i] > row_size || pm_col_width(c->cols[i].type) > row_size - offsets[i])
+			return pm__err(EINVAL, "column '%s' at offset %zu does not fit a row of %zu bytes",
+				       c->cols[i].name, offsets[i], row_size);
+		base[i] = (uint8_t *)rows + offsets[i];
+		stride[i] = row_size;
+	}
+	return pm_columns_fill(c, base, stride, noffsets, cap, n);
 }

@@ -1,0 +1,1229 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* The C side of the Python binding: see glue.h. */
+#define PY_SSIZE_T_CLEAN
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "glue.h"
+
+static PyObject *pmpy_Error;      /* profileme.Error(OSError) */
+static PyObject *pmpy_EventError; /* profileme.EventError(Error, ValueError) */
+
+int pmpy_init(PyObject *module)
+{
+	PyObject *bases;
+
+	pmpy_Error = PyErr_NewExceptionWithDoc(
+		"profileme.Error",
+		"A libprofileme failure: an OSError whose errno is the errno value or the "
+		"library's error code, and whose strerror is the library's message.",
+		PyExc_OSError, NULL);
+	if (!pmpy_Error)
+		return -1;
+	bases = PyTuple_Pack(2, pmpy_Error, PyExc_ValueError);
+	if (!bases)
+		return -1;
+	pmpy_EventError = PyErr_NewExceptionWithDoc(
+		"profileme.EventError",
+		"An event string that does not encode; .position is the byte offset of the problem.",
+		bases, NULL);
+	Py_DECREF(bases);
+	if (!pmpy_EventError)
+		return -1;
+	Py_INCREF(pmpy_Error);
+	Py_INCREF(pmpy_EventError);
+	if (PyModule_AddObject(module, "Error", pmpy_Error) < 0 ||
+	    PyModule_AddObject(module, "EventError", pmpy_EventError) < 0)
+		return -1;
+	return 0;
+}
+
+/* Raise profileme.Error for a negative library return value. */
+static void *pmpy_raise(int err, const char *what)
+{
+	const char *detail = pm_errmsg();
+	PyObject *exc;
+
+	if (err < 0)
+		err = -err;
+	if (PyErr_Occurred())
+		return NULL;
+	if (detail && *detail)
+		exc = PyObject_CallFunction(pmpy_Error, "is", err, detail);
+	else
+		exc = PyObject_CallFunction(pmpy_Error, "is(s)", err, pm_strerror(err), what);
+	if (exc) {
+		PyErr_SetObject(pmpy_Error, exc);
+		Py_DECREF(exc);
+	}
+	return NULL;
+}
+
+/* Helpers that steal a reference to the value. */
+static int pmpy_set(PyObject *d, const char *k, PyObject *v)
+{
+	int rc;
+
+	if (!v)
+		return -1;
+	rc = PyDict_SetItemString(d, k, v);
+	Py_DECREF(v);
+	return rc;
+}
+
+static PyObject *pmpy_str(const char *s)
+{
+	if (!s)
+		Py_RETURN_NONE;
+	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+}
+
+static PyObject *pmpy_strn(const char *s, size_t n)
+{
+	if (!s)
+		Py_RETURN_NONE;
+	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strnlen(s, n), "replace");
+}
+
+PyObject *pmpy_version(void)
+{
+	return Py_BuildValue("(sI)", pm_version_string(), pm_version_number());
+}
+
+/* ---------------------------------------------------------------- PMUs */
+
+static PyObject *pmpy_pmu_dict(const pm_pmu *p)
+{
+	PyObject *d = PyDict_New(), *formats, *events, *caps, *diags;
+	uint32_t type;
+
+	if (!d)
+		return NULL;
+	formats = PyDict_New();
+	events = PyDict_New();
+	caps = PyDict_New();
+	diags = PyList_New(0);
+	if (pmpy_set(d, "name", pmpy_str(pm_pmu_name(p))) ||
+	    pmpy_set(d, "type", pm_pmu_type(p, &type) == 0 ? PyLong_FromUnsignedLong(type) : (Py_INCREF(Py_None), Py_None)) ||
+	    pmpy_set(d, "cpus", pmpy_str(pm_pmu_cpus(p))) ||
+	    pmpy_set(d, "uncore", PyBool_FromLong(pm_pmu_is_uncore(p))) ||
+	    pmpy_set(d, "profileme", PyBool_FromLong(pm_pmu_is_profileme(p))) ||
+	    pmpy_set(d, "formats", formats) || pmpy_set(d, "events", events) ||
+	    pmpy_set(d, "caps", caps) || pmpy_set(d, "diagnostics", diags))
+		goto fail;
+	for (size_t i = 0; i < pm_pmu_format_count(p); i++) {
+		const pm_format *f = pm_pmu_format_get(p, i);
+
+		if (pmpy_set(formats, pm_format_name(f), pmpy_str(pm_format_spec(f))))
+			goto fail;
+	}
+	for (size_t i = 0; i < pm_pmu_alias_count(p); i++) {
+		const pm_alias *a = pm_pmu_alias_get(p, i);
+		PyObject *e = Py_BuildValue("{s:s,s:s,s:d,s:O,s:O}", "terms", pm_alias_text(a), "unit",
+					    pm_alias_unit(a), "scale", pm_alias_scale(a), "per_pkg",
+					    pm_alias_per_pkg(a) ? Py_True : Py_False, "snapshot",
+					    pm_alias_snapshot(a) ? Py_True : Py_False);
+
+		if (pmpy_set(events, pm_alias_name(a), e))
+			goto fail;
+	}
+	for (size_t i = 0; i < pm_pmu_cap_count(p); i++)
+		if (pmpy_set(caps, pm_pmu_cap_name(p, i), pmpy_str(pm_pmu_cap_value(p, i))))
+			goto fail;
+	for (size_t i = 0; i < pm_pmu_diag_count(p); i++) {
+		PyObject *t = Py_BuildValue("(ss)", pm_pmu_diag_file(p, i), pm_pmu_diag_message(p, i));
+
+		if (!t || PyList_Append(diags, t)) {
+			Py_XDECREF(t);
+			goto fail;
+		}
+		Py_DECREF(t);
+	}
+	return d;
+fail:
+	Py_DECREF(d);
+	return NULL;
+}
+
+PyObject *pmpy_pmus(const char *sysfs)
+{
+	pm_pmu_list *l;
+	PyObject *list;
+	int err = pm_pmu_scan(&l, sysfs);
+
+	if (err)
+		return pmpy_raise(err, "scanning PMUs");
+	list = PyList_New(0);
+	for (size_t i = 0; list && i < pm_pmu_list_count(l); i++) {
+		PyObject *d = pmpy_pmu_dict(pm_pmu_list_get(l, i));
+
+		if (!d || PyList_Append(list, d)) {
+			Py_XDECREF(d);
+			Py_CLEAR(list);
+			break;
+		}
+		Py_DECREF(d);
+	}
+	pm_pmu_list_free(l);
+	return list;
+}
+
+static PyObject *pmpy_hex(uint64_t v)
+{
+	char b[24];
+
+	snprintf(b, sizeof(b), "0x%llx", (unsigned long long)v);
+	return PyUnicode_FromString(b);
+}
+
+/* The attr as a dict, keys as `profileme encode --json`. */
+static PyObject *pmpy_attr_dict(const struct pm_attr *a)
+{
+	PyObject *d = PyDict_New();
+	int freq = !!(a->flags & PM_ATTR_FREQ);
+
+	if (!d)
+		return NULL;
+	if (pmpy_set(d, "type", PyLong_FromUnsignedLong(a->type)) ||
+	    pmpy_set(d, "size", PyLong_FromUnsignedLong(a->size)) ||
+	    pmpy_set(d, "config", pmpy_hex(a->config)) || pmpy_set(d, "config1", pmpy_hex(a->config1)) ||
+	    pmpy_set(d, "config2", pmpy_hex(a->config2)) || pmpy_set(d, "config3", pmpy_hex(a->config3)) ||
+	    pmpy_set(d, "precise_ip", PyLong_FromLong(PM_ATTR_PRECISE_IP(a))) ||
+	    pmpy_set(d, "exclude_user", PyLong_FromLong(!!(a->flags & PM_ATTR_EXCLUDE_USER))) ||
+	    pmpy_set(d, "exclude_kernel", PyLong_FromLong(!!(a->flags & PM_ATTR_EXCLUDE_KERNEL))) ||
+	    pmpy_set(d, "exclude_hv", PyLong_FromLong(!!(a->flags & PM_ATTR_EXCLUDE_HV))) ||
+	    pmpy_set(d, "exclude_host", PyLong_FromLong(!!(a->flags & PM_ATTR_EXCLUDE_HOST))) ||
+	    pmpy_set(d, "exclude_guest", PyLong_FromLong(!!(a->flags & PM_ATTR_EXCLUDE_GUEST))) ||
+	    pmpy_set(d, "exclude_idle", PyLong_FromLong(!!(a->flags & PM_ATTR_EXCLUDE_IDLE))) ||
+	    pmpy_set(d, "freq", PyLong_FromLong(freq)) ||
+	    pmpy_set(d, freq ? "sample_freq" : "sample_period", PyLong_FromUnsignedLongLong(a->sample_period)) ||
+	    pmpy_set(d, "sample_type", PyLong_FromUnsignedLongLong(a->sample_type)) ||
+	    pmpy_set(d, "read_format", PyLong_FromUnsignedLongLong(a->read_format)) ||
+	    pmpy_set(d, "flags", PyLong_FromUnsignedLongLong(a->flags))) {
+		Py_DECREF(d);
+		return NULL;
+	}
+	return d;
+}
+
+PyObject *pmpy_encode(const char *event, const char *sysfs)
+{
+	struct pm_event_error eerr = { .sz = sizeof(eerr) };
+	pm_pmu_list *pmus = NULL;
+	pm_event_list *el = NULL;
+	PyObject *res = NULL;
+	int err;
+
+	if (!event) {
+		PyErr_SetString(PyExc_TypeError, "event must be a string");
+		return NULL;
+	}
+	/* PMUs are optional for generic names; a missing sysfs is not fatal here. */
+	if (pm_pmu_scan(&pmus, sysfs))
+		pmus = NULL;
+	err = pm_event_parse(&el, pmus, event, &eerr);
+	if (err) {
+		PyObject *exc = PyObject_CallFunction(pmpy_EventError, "is", -err, eerr.message);
+
+		if (exc) {
+			PyObject *pos = PyLong_FromSize_t(eerr.position);
+
+			PyObject_SetAttrString(exc, "position", pos);
+			PyObject_SetAttrString(exc, "event", PyUnicode_FromString(event));
+			Py_XDECREF(pos);
+			PyErr_SetObject(pmpy_EventError, exc);
+			Py_DECREF(exc);
+		}
+		pm_pmu_list_free(pmus);
+		return NULL;
+	}
+	res = PyList_New(0);
+	for (size_t i = 0; res && i < pm_event_list_count(el); i++) {
+		const pm_event *ev = pm_event_list_get(el, i);
+		struct pm_attr a;
+		PyObject *d;
+
+		pm_event_attr(ev, &a);
+		d = pmpy_attr_dict(&a);
+		if (!d || pmpy_set(d, "event", pmpy_str(pm_event_string(ev))) ||
+		    pmpy_set(d, "name", pmpy_str(pm_event_name(ev))) ||
+		    pmpy_set(d, "profileme", PyBool_FromLong(!!(pm_event_flags(ev) & PM_EVENT_PROFILEME))) ||
+		    pmpy_set(d, "group", PyLong_FromSize_t(pm_event_group(ev))) || PyList_Append(res, d)) {
+			Py_XDECREF(d);
+			Py_CLEAR(res);
+			break;
+		}
+		Py_DECREF(d);
+	}
+	pm_event_list_free(el);
+	pm_pmu_list_free(pmus);
+	return res;
+}
+
+/* ---------------------------------------------------------------- files */
+
+pm_file *pmpy_file_open(const char *path)
+{
+	pm_file *f;
+	int err;
+
+	if (!path) {
+		PyErr_SetString(PyExc_TypeError, "path must be a string");
+		return NULL;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	err = pm_file_open(&f, path, NULL);
+	Py_END_ALLOW_THREADS
+	if (err)
+		return pmpy_raise(err, path);
+	return f;
+}
+
+pm_file *pmpy_file_open_fd(int fd)
+{
+	pm_file *f;
+	int err, dupfd = dup(fd);
+
+	if (dupfd < 0) {
+		PyErr_SetFromErrno(PyExc_OSError);
+		return NULL;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	err = pm_file_open_fd(&f, dupfd, NULL);
+	Py_END_ALLOW_THREADS
+	if (err) {
+		close(dupfd);
+		return pmpy_raise(err, "file descriptor");
+	}
+	return f;
+}
+
+void pmpy_file_close(pm_file *f)
+{
+	pm_file_close(f);
+}
+
+static int pmpy_check(const void *p, const char *what)
+{
+	if (!p) {
+		PyErr_Format(PyExc_ValueError, "%s is closed", what);
+		return -1;
+	}
+	return 0;
+}
+
+PyObject *pmpy_file_features(pm_file *f)
+{
+	static const struct { unsigned feat; const char *key; } strs[] = {
+		{ PM_FEAT_HOSTNAME, "hostname" }, { PM_FEAT_OSRELEASE, "osrelease" },
+		{ PM_FEAT_VERSION, "version" },	  { PM_FEAT_ARCH, "arch" },
+		{ PM_FEAT_CPUDESC, "cpudesc" },	  { PM_FEAT_CPUID, "cpuid" },
+	};
+	struct pm_file_info info = { .sz = sizeof(info) };
+	PyObject *d, *l;
+	uint32_t a, b;
+	uint64_t u, v;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	d = PyDict_New();
+	if (!d)
+		return NULL;
+	if (pm_file_get_info(f, &info) == 0 &&
+	    (pmpy_set(d, "pipe_mode", PyBool_FromLong(info.pipe_mode)) ||
+	     pmpy_set(d, "big_endian", PyBool_FromLong(info.big_endian)) ||
+	     pmpy_set(d, "data_size", PyLong_FromUnsignedLongLong(info.data_size))))
+		goto fail;
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		const char *s = pm_file_feature_string(f, strs[i].feat);
+
+		if (s && pmpy_set(d, strs[i].key, pmpy_str(s)))
+			goto fail;
+	}
+	if (pm_file_nrcpus(f, &a, &b) == 0 &&
+	    (pmpy_set(d, "nrcpus_avail", PyLong_FromUnsignedLong(a)) ||
+	     pmpy_set(d, "nrcpus_online", PyLong_FromUnsignedLong(b))))
+		goto fail;
+	if (pm_file_total_mem(f, &u) == 0 && pmpy_set(d, "total_mem", PyLong_FromUnsignedLongLong(u)))
+		goto fail;
+	if (pm_file_sample_time(f, &u, &v) == 0 &&
+	    pmpy_set(d, "sample_time", Py_BuildValue("(KK)", (unsigned long long)u, (unsigned long long)v)))
+		goto fail;
+	if (pm_file_has_feature(f, PM_FEAT_CMDLINE) > 0) {
+		const char *s;
+
+		l = PyList_New(0);
+		if (pmpy_set(d, "cmdline", l))
+			goto fail;
+		for (size_t i = 0; (s = pm_file_cmdline(f, i)); i++) {
+			PyObject *o = pmpy_str(s);
+
+			if (!o || PyList_Append(l, o)) {
+				Py_XDECREF(o);
+				goto fail;
+			}
+			Py_DECREF(o);
+		}
+	}
+	{
+		PyObject *m = PyDict_New();
+		uint32_t type;
+		const char *name;
+
+		if (pmpy_set(d, "pmu_mappings", m))
+			goto fail;
+		for (size_t i = 0; pm_file_pmu_mapping(f, i, &type, &name) == 0; i++) {
+			PyObject *k = PyLong_FromUnsignedLong(type), *o = pmpy_str(name);
+
+			if (!k || !o || PyDict_SetItem(m, k, o)) {
+				Py_XDECREF(k);
+				Py_XDECREF(o);
+				goto fail;
+			}
+			Py_DECREF(k);
+			Py_DECREF(o);
+		}
+	}
+	{
+		PyObject *caps = PyDict_New();
+		const char *pmu, *name, *value;
+
+		if (pmpy_set(d, "pmu_caps", caps))
+			goto fail;
+		for (size_t i = 0; pm_file_pmu_cap(f, i, &pmu, &name, &value) == 0; i++) {
+			PyObject *sub = PyDict_GetItemString(caps, pmu);
+
+			if (!sub) {
+				sub = PyDict_New();
+				if (pmpy_set(caps, pmu, sub))
+					goto fail;
+			}
+			if (pmpy_set(sub, name, pmpy_str(value)))
+				goto fail;
+		}
+	}
+	return d;
+fail:
+	Py_DECREF(d);
+	return NULL;
+}
+
+PyObject *pmpy_file_events(pm_file *f)
+{
+	PyObject *l;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	l = PyList_New(0);
+	for (size_t i = 0; l && i < pm_file_nr_attrs(f); i++) {
+		const struct pm_attr *a = pm_file_attr(f, i);
+		PyObject *d = PyDict_New();
+
+		if (!d || pmpy_set(d, "index", PyLong_FromSize_t(i)) ||
+		    pmpy_set(d, "name", pmpy_str(pm_file_event_name(f, i))) ||
+		    pmpy_set(d, "attr", a ? pmpy_attr_dict(a) : (Py_INCREF(Py_None), Py_None)) ||
+		    PyList_Append(l, d)) {
+			Py_XDECREF(d);
+			Py_CLEAR(l);
+			break;
+		}
+		Py_DECREF(d);
+	}
+	return l;
+}
+
+pm_raw_ctx *pmpy_raw_ctx_from_file(pm_file *f)
+{
+	pm_raw_ctx *ctx;
+	int err;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	err = pm_raw_ctx_from_file(&ctx, f);
+	if (err)
+		return pmpy_raise(err, "raw context");
+	return ctx;
+}
+
+void pmpy_raw_ctx_free(pm_raw_ctx *ctx)
+{
+	pm_raw_ctx_free(ctx);
+}
+
+/* Decoded raw payload as a dict (field name -> value), absent fields left out. */
+static PyObject *pmpy_raw_dict(const pm_raw_decoder *d, const pm_raw_ctx *ctx, const void *p, size_t len)
+{
+	struct pm_raw_value vals[160];
+	size_t nf = pm_raw_field_count(d);
+	PyObject *res;
+	int n;
+
+	if (nf > sizeof(vals) / sizeof(vals[0]))
+		nf = sizeof(vals) / sizeof(vals[0]);
+	vals[0].sz = sizeof(vals[0]);
+	n = pm_raw_decode(d, ctx, p, len, vals, nf);
+	if (n < 0)
+		return pmpy_raise(n, "decoding raw payload");
+	res = PyDict_New();
+	for (size_t i = 0; res && i < nf; i++) {
+		PyObject *v;
+
+		if (!vals[i].present)
+			continue;
+		switch (vals[i].kind) {
+		case PM_RAW_KIND_BOOL: v = PyBool_FromLong((long)vals[i].u); break;
+		case PM_RAW_KIND_CODE:
+			v = vals[i].str ? PyUnicode_FromString(vals[i].str) : PyLong_FromUnsignedLongLong(vals[i].u);
+			break;
+		case PM_RAW_KIND_BYTES:
+			v = PyBytes_FromStringAndSize((const char *)vals[i].bytes, (Py_ssize_t)vals[i].u);
+			break;
+		default: v = PyLong_FromUnsignedLongLong(vals[i].u); break;
+		}
+		if (pmpy_set(res, pm_raw_field_name(d, i), v))
+			Py_CLEAR(res);
+	}
+	return res;
+}
+
+PyObject *pmpy_decode_raw(PyObject *data, const char *decoder)
+{
+	const pm_raw_decoder *d;
+	Py_buffer view;
+	PyObject *res;
+
+	if (!decoder) {
+		PyErr_SetString(PyExc_TypeError, "decoder must be a string");
+		return NULL;
+	}
+	d = pm_raw_decoder_find(decoder);
+	if (!d) {
+		PyObject *names = pmpy_raw_decoders();
+
+		PyErr_Format(PyExc_ValueError, "no raw decoder named %R (known: %R)",
+			     PyUnicode_FromString(decoder), names);
+		Py_XDECREF(names);
+		return NULL;
+	}
+	if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+		return NULL;
+	res = pmpy_raw_dict(d, NULL, view.buf, (size_t)view.len);
+	PyBuffer_Release(&view);
+	return res;
+}
+
+PyObject *pmpy_raw_decoders(void)
+{
+	PyObject *l = PyList_New(0);
+
+	for (size_t i = 0; l && i < pm_raw_decoder_count(); i++) {
+		PyObject *s = PyUnicode_FromString(pm_raw_decoder_name(pm_raw_decoder_get(i)));
+
+		if (!s || PyList_Append(l, s))
+			Py_CLEAR(l);
+		Py_XDECREF(s);
+	}
+	return l;
+}
+
+/* One record with every field, as a dict (the detailed, slow path). */
+PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx)
+{
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	PyObject *d;
+	int rc;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	rc = pm_file_next(f, &rec);
+	if (rc < 0)
+		return pmpy_raise(rc, "reading records");
+	if (rc == 0)
+		Py_RETURN_NONE;
+	d = PyDict_New();
+	if (!d)
+		return NULL;
+	if (pmpy_set(d, "type", pmpy_str(pm_record_type_name(rec.type))) ||
+	    pmpy_set(d, "type_id", PyLong_FromUnsignedLong(rec.type)) ||
+	    pmpy_set(d, "misc", PyLong_FromUnsignedLong(rec.misc)) ||
+	    pmpy_set(d, "offset", PyLong_FromUnsignedLongLong(rec.offset)) ||
+	    pmpy_set(d, "size", PyLong_FromUnsignedLong(rec.size)))
+		goto fail;
+	if (rec.attr_idx >= 0) {
+		if (pmpy_set(d, "event_index", PyLong_FromLong(rec.attr_idx)) ||
+		    pmpy_set(d, "event", pmpy_str(pm_file_event_name(f, (size_t)rec.attr_idx))))
+			goto fail;
+	}
+	if (rec.type == PM_RECORD_SAMPLE) {
+		struct pm_sample s = { .sz = sizeof(s) };
+		uint64_t p;
+
+		if (pm_file_sample(f, &rec, &s)) {
+			if (pmpy_set(d, "error", pmpy_str(pm_errmsg())))
+				goto fail;
+			return d;
+		}
+		p = s.present;
+#define U64(bit, key, val) \
+	if ((p & (bit)) && pmpy_set(d, key, PyLong_FromUnsignedLongLong(val))) goto fail
+		U64(PM_SAMPLE_IP, "ip", s.ip);
+		U64(PM_SAMPLE_TID, "pid", s.pid);
+		U64(PM_SAMPLE_TID, "tid", s.tid);
+		U64(PM_SAMPLE_TIME, "time", s.time);
+		U64(PM_SAMPLE_ADDR, "addr", s.addr);
+		U64(PM_SAMPLE_ID | PM_SAMPLE_IDENTIFIER, "id", s.id);
+		U64(PM_SAMPLE_STREAM_ID, "stream_id", s.stream_id);
+		U64(PM_SAMPLE_CPU, "cpu", s.cpu);
+		U64(PM_SAMPLE_PERIOD, "period", s.period);
+		U64(PM_SAMPLE_WEIGHT | PM_SAMPLE_WEIGHT_STRUCT, "weight", s.weight);
+		U64(PM_SAMPLE_DATA_SRC, "data_src", s.data_src);
+		U64(PM_SAMPLE_TRANSACTION, "transaction", s.transaction);
+		U64(PM_SAMPLE_PHYS_ADDR, "phys_addr", s.phys_addr);
+		U64(PM_SAMPLE_CGROUP, "cgroup", s.cgroup);
+		U64(PM_SAMPLE_DATA_PAGE_SIZE, "data_page_size", s.data_page_size);
+		U64(PM_SAMPLE_CODE_PAGE_SIZE, "code_page_size", s.code_page_size);
+#undef U64
+		if (p & PM_SAMPLE_CALLCHAIN) {
+			PyObject *cc = PyList_New(0);
+
+			if (pmpy_set(d, "callchain", cc))
+				goto fail;
+			for (uint64_t i = 0; i < s.callchain.nr; i++) {
+				uint64_t ip = 0;
+				PyObject *o;
+
+				pm_sample_callchain_ip(&s, i, &ip);
+				o = PyLong_FromUnsignedLongLong(ip);
+				if (!o || PyList_Append(cc, o)) {
+					Py_XDECREF(o);
+					goto fail;
+				}
+				Py_DECREF(o);
+			}
+		}
+		if (p & PM_SAMPLE_RAW) {
+			const pm_raw_decoder *dec = NULL;
+			const struct pm_attr *a = rec.attr_idx >= 0 ? pm_file_attr(f, (size_t)rec.attr_idx) : NULL;
+
+			if (pmpy_set(d, "raw", PyBytes_FromStringAndSize((const char *)s.raw.data, s.raw.size)))
+				goto fail;
+			if (ctx && a && pm_raw_ctx_select(ctx, a, &dec) == 0 && dec) {
+				PyObject *r = pmpy_raw_dict(dec, ctx, s.raw.data, s.raw.size);
+
+				if (r) {
+					if (pmpy_set(d, pm_raw_decoder_key(dec), r))
+						goto fail;
+				} else {
+					PyErr_Clear();
+					if (pmpy_set(d, "raw_error", pmpy_str(pm_errmsg())))
+						goto fail;
+				}
+			}
+		}
+		return d;
+	} else {
+		struct pm_record r = { .sz = sizeof(r) };
+
+		if (pm_file_record_parse(f, &rec, &r) == 0) {
+			switch (rec.type) {
+			case PM_RECORD_COMM:
+				if (pmpy_set(d, "pid", PyLong_FromUnsignedLong(r.comm.pid)) ||
+				    pmpy_set(d, "tid", PyLong_FromUnsignedLong(r.comm.tid)) ||
+				    pmpy_set(d, "comm", pmpy_strn(r.comm.comm, r.comm.comm_len)))
+					goto fail;
+				break;
+			case PM_RECORD_MMAP:
+			case PM_RECORD_MMAP2:
+				if (pmpy_set(d, "pid", PyLong_FromUnsignedLong(r.mmap.pid)) ||
+				    pmpy_set(d, "tid", PyLong_FromUnsignedLong(r.mmap.tid)) ||
+				    pmpy_set(d, "start", PyLong_FromUnsignedLongLong(r.mmap.addr)) ||
+				    pmpy_set(d, "len", PyLong_FromUnsignedLongLong(r.mmap.len)) ||
+				    pmpy_set(d, "pgoff", PyLong_FromUnsignedLongLong(r.mmap.pgoff)) ||
+				    pmpy_set(d, "filename", pmpy_strn(r.mmap.filename, r.mmap.filename_len)))
+					goto fail;
+				break;
+			case PM_RECORD_FORK:
+			case PM_RECORD_EXIT:
+				if (pmpy_set(d, "pid", PyLong_FromUnsignedLong(r.task.pid)) ||
+				    pmpy_set(d, "ppid", PyLong_FromUnsignedLong(r.task.ppid)) ||
+				    pmpy_set(d, "tid", PyLong_FromUnsignedLong(r.task.tid)) ||
+				    pmpy_set(d, "ptid", PyLong_FromUnsignedLong(r.task.ptid)) ||
+				    pmpy_set(d, "time", PyLong_FromUnsignedLongLong(r.task.time)))
+					goto fail;
+				break;
+			case PM_RECORD_LOST:
+			case PM_RECORD_LOST_SAMPLES:
+				if (pmpy_set(d, "lost", PyLong_FromUnsignedLongLong(r.lost.lost)))
+					goto fail;
+				break;
+			default:
+				break;
+			}
+			if ((r.sample_id.present & PM_SAMPLE_TIME) &&
+			    pmpy_set(d, "time", PyLong_FromUnsignedLongLong(r.sample_id.time)))
+				goto fail;
+		}
+		if (pmpy_set(d, "bytes", PyBytes_FromStringAndSize(rec.data, rec.size)))
+			goto fail;
+	}
+	return d;
+fail:
+	Py_DECREF(d);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- columns */
+
+pm_columns *pmpy_columns_new(pm_file *f, int event, const char *decoder)
+{
+	struct pm_columns_opts o = { .sz = sizeof(o), .event = event, .decoder = decoder };
+	pm_columns *c;
+	int err;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	err = pm_columns_new(&c, f, &o);
+	if (err)
+		return pmpy_raise(err, "columns");
+	return c;
+}
+
+void pmpy_columns_free(pm_columns *c)
+{
+	pm_columns_free(c);
+}
+
+/* [(name, numpy dtype string, code names or None)], decoder name */
+PyObject *pmpy_columns_schema(pm_columns *c)
+{
+	static const char *const dt[] = { "<u8", "<u4", "<i4", "u1" };
+	const pm_raw_decoder *dec;
+	PyObject *l;
+
+	if (pmpy_check(c, "columns"))
+		return NULL;
+	dec = pm_columns_decoder(c);
+	l = PyList_New(0);
+	for (size_t i = 0; l && i < pm_columns_count(c); i++) {
+		const char *name = pm_columns_name(c, i);
+		int type = pm_columns_type(c, i), fi = dec ? pm_raw_field_index(dec, name) : -1;
+		PyObject *codes = Py_None, *t;
+		char dtype[8];
+
+		/* numpy dtype in host byte order */
+		snprintf(dtype, sizeof(dtype), "%s", dt[type]);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		if (dtype[0] == '<')
+			dtype[0] = '>';
+#endif
+		Py_INCREF(Py_None);
+		if (fi >= 0 && i >= 12 && pm_raw_field_kind(dec, (size_t)fi) == PM_RAW_KIND_CODE) {
+			Py_DECREF(Py_None);
+			codes = PyList_New(0);
+			for (uint64_t k = 0; codes && k < 256; k++) {
+				const char *cn = pm_raw_field_code_name(dec, pm_columns_raw_ctx(c), (size_t)fi, k);
+				PyObject *o;
+
+				if (!cn)
+					break;
+				o = PyUnicode_FromString(cn);
+				if (!o || PyList_Append(codes, o))
+					Py_CLEAR(codes);
+				Py_XDECREF(o);
+			}
+			if (!codes) {
+				Py_DECREF(l);
+				return NULL;
+			}
+		}
+		t = Py_BuildValue("(ssN)", name, dtype, codes);
+		if (!t || PyList_Append(l, t))
+			Py_CLEAR(l);
+		Py_XDECREF(t);
+	}
+	if (!l)
+		return NULL;
+	return Py_BuildValue("(Ns)", l, dec ? pm_raw_decoder_name(dec) : NULL);
+}
+
+PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap)
+{
+	Py_buffer views[256];
+	void *bufs[256];
+	Py_ssize_t nb;
+	size_t n = 0;
+	int err = 0;
+	Py_ssize_t got = 0;
+
+	if (pmpy_check(c, "columns"))
+		return NULL;
+	if (cap <= 0 || (unsigned long)cap > (1UL << 40) / 8) {
+		PyErr_Format(PyExc_ValueError, "batch size %ld out of range", cap);
+		return NULL;
+	}
+	if (!PySequence_Check(buffers)) {
+		PyErr_SetString(PyExc_TypeError, "buffers must be a sequence of writable buffers");
+		return NULL;
+	}
+	nb = PySequence_Size(buffers);
+	if (nb < 0)
+		return NULL;
+	if ((size_t)nb > pm_columns_count(c) || nb > 256) {
+		PyErr_Format(PyExc_ValueError, "%zd buffers for %zu columns", nb, pm_columns_count(c));
+		return NULL;
+	}
+	for (got = 0; got < nb; got++) {
+		PyObject *o = PySequence_GetItem(buffers, got);
+		size_t need = (size_t)cap * pm_columns_width(c, (size_t)got);
+
+		if (!o)
+			goto out;
+		if (o == Py_None) {
+			bufs[got] = NULL;
+			views[got].obj = NULL;
+			Py_DECREF(o);
+			continue;
+		}
+		if (PyObject_GetBuffer(o, &views[got], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+			Py_DECREF(o);
+			goto out;
+		}
+		Py_DECREF(o);
+		if ((size_t)views[got].len < need) {
+			PyErr_Format(PyExc_ValueError, "buffer %zd holds %zd bytes, %zu needed", got,
+				     views[got].len, need);
+			PyBuffer_Release(&views[got]);
+			goto out;
+		}
+		bufs[got] = views[got].buf;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	err = pm_columns_read(c, bufs, (size_t)nb, (size_t)cap, &n);
+	Py_END_ALLOW_THREADS
+out:
+	for (Py_ssize_t i = 0; i < got; i++)
+		if (bufs[i] && views[i].obj)
+			PyBuffer_Release(&views[i]);
+	if (PyErr_Occurred())
+		return NULL;
+	if (err < 0 && n == 0)
+		return pmpy_raise(err, "reading samples");
+	return Py_BuildValue("(ni)", (Py_ssize_t)n, err);
+}
+
+/* ---------------------------------------------------------------- live sessions */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PMPY_HOST_BE 1
+#else
+#define PMPY_HOST_BE 0
+#endif
+
+enum { S_TIME, S_PID, S_TID, S_CPU, S_IP, S_PERIOD, S_ADDR, S_EVENT, S_NCOLS };
+
+struct pmpy_session {
+	pm_evlist *el;
+	pm_sample_layout **layouts;
+	uint64_t **ids;		/* per event: its kernel ids */
+	long *nids;
+	size_t nev;
+	/* gathered samples, column-wise */
+	uint64_t *col[S_NCOLS];
+	size_t n, cap;
+	uint64_t skipped;
+	int started, exited, status;
+};
+
+static int pmpy_session_grow(pmpy_session *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 4096;
+
+	for (int i = 0; i < S_NCOLS; i++) {
+		uint64_t *p = realloc(s->col[i], cap * sizeof(uint64_t));
+
+		if (!p)
+			return -ENOMEM;
+		s->col[i] = p;
+	}
+	s->cap = cap;
+	return 0;
+}
+
+static int pmpy_session_event_of(pmpy_session *s, const void *rec, size_t size)
+{
+	uint64_t id;
+
+	if (s->nev == 1)
+		return 0;
+	if (pm_record_peek_id(s->layouts[0], rec, size, PMPY_HOST_BE, &id))
+		return -1;
+	for (size_t e = 0; e < s->nev; e++)
+		for (long k = 0; k < s->nids[e]; k++)
+			if (s->ids[e][k] == id)
+				return (int)e;
+	return -1;
+}
+
+static int pmpy_session_record(const void *rec, size_t size, void *user)
+{
+	pmpy_session *s = user;
+	struct pm_record_header h;
+	struct pm_sample smp = { .sz = sizeof(smp) };
+	int ev;
+
+	if (pm_record_header_parse(&h, rec, size, PMPY_HOST_BE) || h.type != PM_RECORD_SAMPLE)
+		return 0;
+	ev = pmpy_session_event_of(s, rec, size);
+	if (ev < 0 || pm_sample_parse(&smp, s->layouts[ev], rec, size, PMPY_HOST_BE, NULL)) {
+		s->skipped++;
+		return 0;
+	}
+	if (s->n == s->cap && pmpy_session_grow(s))
+		return -ENOMEM;
+	s->col[S_TIME][s->n] = smp.time;
+	s->col[S_PID][s->n] = smp.pid;
+	s->col[S_TID][s->n] = smp.tid;
+	s->col[S_CPU][s->n] = smp.cpu;
+	s->col[S_IP][s->n] = smp.ip;
+	s->col[S_PERIOD][s->n] = smp.period;
+	s->col[S_ADDR][s->n] = smp.addr;
+	s->col[S_EVENT][s->n] = (uint64_t)ev;
+	s->n++;
+	return 0;
+}
+
+void pmpy_session_close(pmpy_session *s)
+{
+	if (!s)
+		return;
+	pm_evlist_close(s->el);
+	for (size_t e = 0; e < s->nev; e++) {
+		pm_sample_layout_free(s->layouts[e]);
+		free(s->ids[e]);
+	}
+	free(s->layouts);
+	free(s->ids);
+	free(s->nids);
+	for (int i = 0; i < S_NCOLS; i++)
+		free(s->col[i]);
+	free(s);
+}
+
+pmpy_session *pmpy_session_new(PyObject *events, long long period, long long freq, PyObject *command,
+			       int pid, const char *cpus, const char *sysfs)
+{
+	struct pm_evlist_opts o = { .sz = sizeof(o), .pid = pid, .cpus = cpus };
+	struct pm_event_error eerr = { .sz = sizeof(eerr) };
+	pm_pmu_list *pmus = NULL;
+	pmpy_session *s;
+	char **argv = NULL;
+	Py_ssize_t nevs, argc = 0;
+	int err;
+
+	if (!PySequence_Check(events) || PyUnicode_Check(events)) {
+		PyErr_SetString(PyExc_TypeError, "events must be a list of event strings");
+		return NULL;
+	}
+	if (period < 0 || freq < 0) {
+		PyErr_SetString(PyExc_ValueError, "period and freq must not be negative");
+		return NULL;
+	}
+	nevs = PySequence_Size(events);
+	if (nevs <= 0) {
+		PyErr_SetString(PyExc_ValueError, "at least one event is needed");
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return (pmpy_session *)PyErr_NoMemory();
+	if (cpus && *cpus)
+		o.flags |= PM_EVLIST_SYSTEM_WIDE;
+	else if (pid <= 0 || command != Py_None)
+		o.flags |= PM_EVLIST_INHERIT;
+	err = pm_evlist_new(&s->el, &o);
+	if (err) {
+		pmpy_raise(err, "event list");
+		goto fail;
+	}
+	if (pm_pmu_scan(&pmus, sysfs))
+		pmus = NULL;
+	for (Py_ssize_t i = 0; i < nevs; i++) {
+		PyObject *item = PySequence_GetItem(events, i);
+		const char *str = item ? PyUnicode_AsUTF8(item) : NULL;
+		pm_event_list *list = NULL;
+
+		if (!str) {
+			Py_XDECREF(item);
+			goto fail;
+		}
+		err = pm_event_parse(&list, pmus, str, &eerr);
+		if (err) {
+			PyObject *exc = PyObject_CallFunction(pmpy_EventError, "is", -err, eerr.message);
+
+			if (exc) {
+				PyObject *pos = PyLong_FromSize_t(eerr.position);
+
+				PyObject_SetAttrString(exc, "position", pos);
+				Py_XDECREF(pos);
+				PyErr_SetObject(pmpy_EventError, exc);
+				Py_DECREF(exc);
+			}
+			Py_DECREF(item);
+			goto fail;
+		}
+		for (size_t k = 0; k < pm_event_list_count(list); k++) {
+			const pm_event *ev = pm_event_list_get(list, k);
+			struct pm_attr a;
+
+			pm_event_attr(ev, &a);
+			if (period > 0) {
+				a.sample_period = (uint64_t)period;
+				a.flags &= ~PM_ATTR_FREQ;
+			} else if (freq > 0) {
+				a.sample_period = (uint64_t)freq;
+				a.flags |= PM_ATTR_FREQ;
+			} else if (!a.sample_period) {
+				a.sample_period = 4000;
+				a.flags |= PM_ATTR_FREQ;
+			}
+			err = pm_evlist_add(s->el, &a, pm_event_name(ev), -1);
+			if (err)
+				break;
+		}
+		pm_event_list_free(list);
+		Py_DECREF(item);
+		if (err) {
+			pmpy_raise(err, "adding event");
+			goto fail;
+		}
+	}
+	pm_pmu_list_free(pmus);
+	pmus = NULL;
+	if (command != Py_None) {
+		if (!PySequence_Check(command) || PyUnicode_Check(command)) {
+			PyErr_SetString(PyExc_TypeError, "command must be a list of strings");
+			goto fail;
+		}
+		argc = PySequence_Size(command);
+		if (argc <= 0) {
+			PyErr_SetString(PyExc_ValueError, "command is empty");
+			goto fail;
+		}
+		argv = calloc((size_t)argc + 1, sizeof(*argv));
+		if (!argv) {
+			PyErr_NoMemory();
+			goto fail;
+		}
+		for (Py_ssize_t i = 0; i < argc; i++) {
+			PyObject *it = PySequence_GetItem(command, i);
+			const char *a = it ? PyUnicode_AsUTF8(it) : NULL;
+
+			argv[i] = a ? strdup(a) : NULL;
+			Py_XDECREF(it);
+			if (!argv[i]) {
+				if (!PyErr_Occurred())
+					PyErr_NoMemory();
+				goto fail;
+			}
+		}
+		err = pm_evlist_prepare_command(s->el, argv);
+		if (err) {
+			pmpy_raise(err, "starting the command");
+			goto fail;
+		}
+	}
+	Py_BEGIN_ALLOW_THREADS
+	err = pm_evlist_open(s->el);
+	Py_END_ALLOW_THREADS
+	if (err) {
+		pmpy_raise(err, "opening events");
+		goto fail;
+	}
+	s->nev = pm_evlist_count(s->el);
+	s->layouts = calloc(s->nev, sizeof(*s->layouts));
+	s->ids = calloc(s->nev, sizeof(*s->ids));
+	s->nids = calloc(s->nev, sizeof(*s->nids));
+	if (!s->layouts || !s->ids || !s->nids) {
+		PyErr_NoMemory();
+		goto fail;
+	}
+	for (size_t e = 0; e < s->nev; e++) {
+		struct pm_attr a;
+		long n;
+
+		pm_evlist_attr(s->el, e, &a);
+		err = pm_sample_layout_new(&s->layouts[e], &a);
+		if (err) {
+			pmpy_raise(err, "sample layout");
+			goto fail;
+		}
+		n = pm_evlist_ids(s->el, e, NULL, 0);
+		if (n > 0) {
+			s->ids[e] = calloc((size_t)n, sizeof(uint64_t));
+			if (!s->ids[e]) {
+				PyErr_NoMemory();
+				goto fail;
+			}
+			s->nids[e] = pm_evlist_ids(s->el, e, s->ids[e], (size_t)n);
+		}
+	}
+	err = pm_evlist_start(s->el);
+	if (err) {
+		pmpy_raise(err, "starting");
+		goto fail;
+	}
+	s->started = 1;
+	if (argv) {
+		for (Py_ssize_t i = 0; i < argc; i++)
+			free(argv[i]);
+		free(argv);
+	}
+	return s;
+fail:
+	if (argv) {
+		for (Py_ssize_t i = 0; i < argc; i++)
+			free(argv[i]);
+		free(argv);
+	}
+	pm_pmu_list_free(pmus);
+	pmpy_session_close(s);
+	return NULL;
+}
+
+PyObject *pmpy_session_poll(pmpy_session *s, int timeout_ms)
+{
+	long n;
+
+	if (pmpy_check(s, "session"))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	if (timeout_ms != 0)
+		pm_evlist_poll(s->el, timeout_ms);
+	n = pm_evlist_drain(s->el, pmpy_session_record, s);
+	Py_END_ALLOW_THREADS
+	if (n < 0)
+		return pmpy_raise((int)n, "draining the rings");
+	return PyLong_FromLong(n);
+}
+
+/* The gathered samples as {column: bytes of native u64}; clears them. */
+PyObject *pmpy_session_take(pmpy_session *s)
+{
+	static const char *const names[S_NCOLS] = { "time", "pid", "tid", "cpu", "ip", "period", "addr", "event" };
+	PyObject *d;
+
+	if (pmpy_check(s, "session"))
+		return NULL;
+	d = PyDict_New();
+	for (int i = 0; d && i < S_NCOLS; i++)
+		if (pmpy_set(d, names[i], PyBytes_FromStringAndSize((const char *)s->col[i],
+								    (Py_ssize_t)(s->n * sizeof(uint64_t)))))
+			Py_CLEAR(d);
+	if (d)
+		s->n = 0;
+	return d;
+}
+
+PyObject *pmpy_session_stats(pmpy_session *s)
+{
+	struct pm_ring_stats st = { .sz = sizeof(st) };
+
+	if (pmpy_check(s, "session"))
+		return NULL;
+	pm_evlist_stats(s->el, &st);
+	return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:i}", "records", (unsigned long long)st.records,
+			     "samples", (unsigned long long)st.samples, "lost", (unsigned long long)st.lost,
+			     "lost_samples", (unsigned long long)st.lost_samples, "throttles",
+			     (unsigned long long)st.throttles, "skipped", (unsigned long long)s->skipped,
+			     "child_pid", pm_evlist_child_pid(s->el));
+}
+
+/* (exited, status) of the command the session started. */
+PyObject *pmpy_session_wait(pmpy_session *s, int block)
+{
+	int rc, status = 0;
+
+	if (pmpy_check(s, "session"))
+		return NULL;
+	if (s->exited)
+		return Py_BuildValue("(Oi)", Py_True, s->status);
+	Py_BEGIN_ALLOW_THREADS
+	rc = pm_evlist_wait_child(s->el, &status, block);
+	Py_END_ALLOW_THREADS
+	if (rc < 0)
+		return pmpy_raise(rc, "waiting for the command");
+	if (rc > 0) {
+		s->exited = 1;
+		s->status = status;
+	}
+	return Py_BuildValue("(Oi)", rc > 0 ? Py_True : Py_False, status);
+}
+
+/* Fill rows of a structured array: offsets[i] is column i's offset in a row
+ * (None: skip).  The buffer must hold cap rows of row_size bytes. */
+PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offsets, long row_size, long cap)
+{
+	size_t offs[512];
+	Py_buffer view;
+	Py_ssize_t no;
+	size_t n = 0;
+	int err;
+
+	if (pmpy_check(c, "columns"))
+		return NULL;
+	if (row_size <= 0 || cap <= 0 || (unsigned long)cap > (1UL << 40) / (unsigned long)row_size) {
+		PyErr_Format(PyExc_ValueError, "bad batch: %ld rows of %ld bytes", cap, row_size);
+		return NULL;
+	}
+	if (!PySequence_Check(offsets)) {
+		PyErr_SetString(PyExc_TypeError, "offsets must be a sequence");
+		return NULL;
+	}
+	no = PySequence_Size(offsets);
+	if (no < 0)
+		return NULL;
+	if ((size_t)no > pm_columns_count(c) || no > 512) {
+		PyErr_Format(PyExc_ValueError, "%zd offsets for %zu columns", no, pm_columns_count(c));
+		return NULL;
+	}
+	for (Py_ssize_t i = 0; i < no; i++) {
+		PyObject *o = PySequence_GetItem(offsets, i);
+
+		if (!o)
+			return NULL;
+		if (o == Py_None) {
+			offs[i] = SIZE_MAX;
+		} else {
+			long v = PyLong_AsLong(o);
+
+			if (v == -1 && PyErr_Occurred()) {
+				Py_DECREF(o);
+				return NULL;
+			}
+			if (v < 0 || v >= row_size) {
+				Py_DECREF(o);
+				PyErr_Format(PyExc_ValueError, "offset %ld outside a row of %ld bytes", v, row_size);
+				return NULL;
+			}
+			offs[i] = (size_t)v;
+		}
+		Py_DECREF(o);
+	}
+	if (PyObject_GetBuffer(array, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+		return NULL;
+	if ((size_t)view.len < (size_t)cap * (size_t)row_size) {
+		PyErr_Format(PyExc_ValueError, "buffer holds %zd bytes, %zu needed", view.len,
+			     (size_t)cap * (size_t)row_size);
+		PyBuffer_Release(&view);
+		return NULL;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	err = pm_columns_read_rows(c, view.buf, (size_t)row_size, offs, (size_t)no, (size_t)cap, &n);
+	Py_END_ALLOW_THREADS
+	PyBuffer_Release(&view);
+	if (err < 0 && n == 0)
+		return pmpy_raise(err, "reading samples");
+	return Py_BuildValue("(ni)", (Py_ssize_t)n, err);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * The C side of the Python binding.  SWIG wraps these functions (see
+ * profileme.i); each returns a new Python object, or NULL with a Python
+ * exception set (profileme.Error, an OSError carrying the errno or library
+ * code and the library's message).  Bulk work (pmpy_columns_read) releases
+ * the GIL.
+ */
+#ifndef PMPY_GLUE_H
+#define PMPY_GLUE_H
+
+#include <Python.h>
+
+#include <profileme/profileme.h>
+
+typedef struct pmpy_session pmpy_session;
+
+int pmpy_init(PyObject *module);
+
+PyObject *pmpy_version(void);
+PyObject *pmpy_pmus(const char *sysfs);
+PyObject *pmpy_encode(const char *event, const char *sysfs);
+
+pm_file *pmpy_file_open(const char *path);
+pm_file *pmpy_file_open_fd(int fd);
+void pmpy_file_close(pm_file *f);
+PyObject *pmpy_file_features(pm_file *f);
+PyObject *pmpy_file_events(pm_file *f);
+PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx);
+
+pm_raw_ctx *pmpy_raw_ctx_from_file(pm_file *f);
+void pmpy_raw_ctx_free(pm_raw_ctx *ctx);
+
+pm_columns *pmpy_columns_new(pm_file *f, int event, const char *decoder);
+void pmpy_columns_free(pm_columns *c);
+PyObject *pmpy_columns_schema(pm_columns *c);
+PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap);
+PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offsets, long row_size, long cap);
+
+PyObject *pmpy_decode_raw(PyObject *data, const char *decoder);
+PyObject *pmpy_raw_decoders(void);
+
+pmpy_session *pmpy_session_new(PyObject *events, long long period, long long freq, PyObject *command,
+			       int pid, const char *cpus, const char *sysfs);
+PyObject *pmpy_session_poll(pmpy_session *s, int timeout_ms);
+PyObject *pmpy_session_take(pmpy_session *s);
+PyObject *pmpy_session_stats(pmpy_session *s);
+PyObject *pmpy_session_wait(pmpy_session *s, int block);
+void pmpy_session_close(pmpy_session *s);
+
+#endif

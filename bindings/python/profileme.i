@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * SWIG 4 interface of the private extension module profileme._capi.
+ * The public Python API is the pure-Python package `profileme`
+ * (bindings/python/profileme/), which wraps these calls in classes,
+ * context managers and numpy arrays.  Library handles (pm_file, pm_columns,
+ * pm_raw_ctx, sessions) cross as opaque SWIG pointers.
+ */
+%module(package="profileme") capi
+
+%{
+#include "glue.h"
+%}
+
+/* Every glue call reports failure as a Python exception. */
+%exception {
+	$action
+	if (PyErr_Occurred())
+		SWIG_fail;
+}
+
+%typemap(in) PyObject * "$1 = $input;"
+%typemap(out) PyObject * "$result = $1;"
+
+%init %{
+	if (pmpy_init(m) < 0)
+		return NULL;
+%}
+
+typedef struct pm_file pm_file;
+typedef struct pm_columns pm_columns;
+typedef struct pm_raw_ctx pm_raw_ctx;
+typedef struct pmpy_session pmpy_session;
+
+%rename("%(strip:[pmpy_])s") "";
+
+PyObject *pmpy_version(void);
+PyObject *pmpy_pmus(const char *sysfs);
+PyObject *pmpy_encode(const char *event, const char *sysfs);
+
+pm_file *pmpy_file_open(const char *path);
+pm_file *pmpy_file_open_fd(int fd);
+void pmpy_file_close(pm_file *f);
+PyObject *pmpy_file_features(pm_file *f);
+PyObject *pmpy_file_events(pm_file *f);
+PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx);
+
+pm_raw_ctx *pmpy_raw_ctx_from_file(pm_file *f);
+void pmpy_raw_ctx_free(pm_raw_ctx *ctx);
+
+pm_columns *pmpy_columns_new(pm_file *f, int event, const char *decoder);
+void pmpy_columns_free(pm_columns *c);
+PyObject *pmpy_columns_schema(pm_columns *c);
+PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap);
+PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offsets, long row_size, long cap);
+
+PyObject *pmpy_decode_raw(PyObject *data, const char *decoder);
+PyObject *pmpy_raw_decoders(void);
+
+pmpy_session *pmpy_session_new(PyObject *events, long long period, long long freq, PyObject *command,
+			       int pid, const char *cpus, const char *sysfs);
+PyObject *pmpy_session_poll(pmpy_session *s, int timeout_ms);
+PyObject *pmpy_session_take(pmpy_session *s);
+PyObject *pmpy_session_stats(pmpy_session *s);
+PyObject *pmpy_session_wait(pmpy_session *s, int block);
+void pmpy_session_close(pmpy_session *s);
