@@ -521,7 +521,7 @@ int pm_record_parse(struct pm_record *out, const pm_sample_layout *l, const void
 		tmp = &tmpbuf;
 		r = tmp;
 	}
-	memset(r, 0, sizeof(*r));
+	pm__zero_struct(r, sizeof(*r));
 	ctx.b = rec;
 	ctx.be = big_endian != 0;
 	ctx.err_off = err_off;
