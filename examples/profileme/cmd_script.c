@@ -609,7 +609,7 @@ static void sample_json(struct script *s, const struct pm_file_record *rec, cons
 	if (p & PM_SAMPLE_IP) {
 		o_jkey(&first, "ip");
 		o_jhex(sm->ip);
-		if (s->fields & (F_SYM | F_DSO)) {
+		if (s->user_fields && (s->fields & (F_SYM | F_DSO))) {
 			const char *nm = "[unknown]", *dso = "[unknown]";
 			uint64_t off = 0;
 
@@ -903,6 +903,98 @@ static void sample_text(struct script *s, const struct pm_file_record *rec, cons
 		o_ch('\n');
 	else
 		o_ch('\n');
+}
+
+/* ------------------------------------------------------------------ */
+/* samples as perf delivers them: a fixed period from the attr, and
+ * PERF_SAMPLE_READ expanded into one sample per counter (period = the
+ * counter's increase since its previous sample, none when it did not move) */
+
+struct last_val {
+	uint64_t id, value;
+	bool used;
+};
+
+static struct last_val *lv;
+static size_t lvcap, lvcount;
+
+static uint64_t *last_value(uint64_t id)
+{
+	size_t i;
+
+	if ((lvcount + 1) * 2 > lvcap) {
+		struct last_val *old = lv;
+		size_t ocap = lvcap;
+
+		lvcap = lvcap ? lvcap * 2 : 256;
+		lv = calloc(lvcap, sizeof(*lv));
+		if (!lv) {
+			lv = old;
+			lvcap = ocap;
+			return NULL;
+		}
+		lvcount = 0;
+		for (size_t k = 0; k < ocap; k++)
+			if (old[k].used) {
+				uint64_t *v = last_value(old[k].id);
+
+				*v = old[k].value;
+			}
+		free(old);
+	}
+	for (i = (size_t)(id * 0x9e3779b97f4a7c15ULL) & (lvcap - 1); lv[i].used; i = (i + 1) & (lvcap - 1))
+		if (lv[i].id == id)
+			return &lv[i].value;
+	lv[i].used = true;
+	lv[i].id = id;
+	lv[i].value = 0;
+	lvcount++;
+	return &lv[i].value;
+}
+
+static void emit_one(struct script *s, const struct pm_file_record *rec, const struct pm_sample *sm)
+{
+	if (s->json)
+		sample_json(s, rec, sm);
+	else
+		sample_text(s, rec, sm);
+}
+
+static void emit_sample(struct script *s, const struct pm_file_record *rec, struct pm_sample *sm)
+{
+	const struct pm_attr *a = pm_file_attr(s->f, (size_t)rec->attr_idx);
+
+	if (a && !(sm->present & PM_SAMPLE_PERIOD) && !(a->flags & PM_ATTR_FREQ)) {
+		sm->period = a->sample_period;
+		sm->present |= PM_SAMPLE_PERIOD;
+	}
+	if (!s->all && (sm->present & PM_SAMPLE_READ) && (sm->read.format & PM_FORMAT_ID)) {
+		for (uint64_t i = 0; i < sm->read.nr; i++) {
+			struct pm_read_value v;
+			struct pm_file_record r2 = *rec;
+			struct pm_sample s2 = *sm;
+			uint64_t *last;
+			int idx;
+
+			v.sz = sizeof(v);
+			if (pm_read_value_get(&sm->read, i, &v) < 0)
+				break;
+			idx = pm_file_attr_of_id(s->f, v.id);
+			last = last_value(v.id);
+			if (idx < 0 || !last)
+				continue;
+			s2.period = v.value - *last;
+			*last = v.value;
+			if (!s2.period)
+				continue;
+			s2.id = v.id;
+			s2.present |= PM_SAMPLE_PERIOD | PM_SAMPLE_ID;
+			r2.attr_idx = idx;
+			emit_one(s, &r2, &s2);
+		}
+		return;
+	}
+	emit_one(s, rec, sm);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1309,6 +1401,8 @@ int cmd_script(int argc, char **argv)
 	}
 	if (s.all && !s.json && !s.dump)
 		s.json = true;
+	if (s.all || s.dump)
+		fo.keep_compressed = 1;
 
 	rc = pm_file_open(&s.f, input, &fo);
 	if (rc < 0) {
@@ -1371,19 +1465,14 @@ int cmd_script(int argc, char **argv)
 			record_dump(&s, &rec, have_sample ? &sm : NULL);
 			continue;
 		}
-		if (s.json) {
-			if (have_sample)
-				sample_json(&s, &rec, &sm);
-			else if (s.all) {
-				memset(&r, 0, sizeof(r));
-				r.sz = sizeof(r);
-				rc = pm_file_record_parse(s.f, &rec, &r);
-				record_json(&s, &rec, &r, rc == 0);
-			}
-			continue;
+		if (have_sample) {
+			emit_sample(&s, &rec, &sm);
+		} else if (s.json && s.all) {
+			memset(&r, 0, sizeof(r));
+			r.sz = sizeof(r);
+			rc = pm_file_record_parse(s.f, &rec, &r);
+			record_json(&s, &rec, &r, rc == 0);
 		}
-		if (have_sample)
-			sample_text(&s, &rec, &sm);
 	}
 	o_flush();
 	if (rc < 0) {
@@ -1402,6 +1491,9 @@ int cmd_script(int argc, char **argv)
 	free(s.dec);
 	free(ctab);
 	ctab = NULL;
+	free(lv);
+	lv = NULL;
+	lvcap = lvcount = 0;
 	ccap = ccount = 0;
 	pm_file_close(s.f);
 	return ret;

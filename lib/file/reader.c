@@ -469,11 +469,15 @@ static int pmf_rec_next(pm_file *f, struct pmf_rec *r)
 		rc = pmf_decompress(f, r);
 		if (rc < 0)
 			return pmf_fail(f, rc, r->offset);
+		if (f->keep_compressed)
+			return 1;
 	}
 }
 
 /* ------------------------------------------------------------------ */
 /* metadata records */
+
+static void pmf_names_from_event_desc(pm_file *f);
 
 static int pmf_meta(pm_file *f, const uint8_t *p, uint32_t size, uint32_t type, uint64_t off)
 {
@@ -504,30 +508,11 @@ static int pmf_meta(pm_file *f, const uint8_t *p, uint32_t size, uint32_t type, 
 			return pmf_set_name(f, (size_t)idx, (const char *)p + 24, size - 24);
 		return 0;
 	}
-	case PM_RECORD_ID_INDEX: {
-		uint64_t nr;
-
-		if (size < 16)
-			goto bad;
-		nr = pm__ld64(p + 8, be);
-		if (nr > (size - 16) / 32)
-			goto bad;
-		for (uint64_t i = 0; i < nr; i++) {
-			const uint8_t *e = p + 16 + 32 * i;
-			uint64_t idx = pm__ld64(e + 8, be);
-			int rc;
-
-			if (idx >= f->nr_ev) {
-				pm__warn("perf.data: ID_INDEX at offset %" PRIu64 " names attr %" PRIu64
-					 " of %zu", off, idx, f->nr_ev);
-				continue;
-			}
-			rc = pmf_add_id(f, (size_t)idx, pm__ld64(e, be));
-			if (rc)
-				return rc;
-		}
+	case PM_RECORD_ID_INDEX:
+		/* {id, idx, cpu, tid}: idx is the id's slot within its event (the
+		 * fd index), not an attr index: ids are owned through the attr
+		 * section / HEADER_ATTR.  Nothing to learn for matching. */
 		return 0;
-	}
 	case PM_RECORD_HEADER_FEATURE: {
 		uint64_t feat;
 		struct pmf_feat *ft;
@@ -552,6 +537,8 @@ static int pmf_meta(pm_file *f, const uint8_t *p, uint32_t size, uint32_t type, 
 		ft->size = size - 16;
 		PMF_SET_BIT(f->info.features, feat);
 		pmf_feat_decode(f, (unsigned)feat);
+		if (feat == PM_FEAT_EVENT_DESC)
+			pmf_names_from_event_desc(f);
 		return 0;
 	}
 	case PM_RECORD_HEADER_TRACING_DATA: {
@@ -1017,7 +1004,7 @@ static void pmf_names_from_event_desc(pm_file *f)
 			idx = pmf_evsel_by_id(f, pm__ld64(p + pos, f->be));
 		if (idx < 0 && i < f->nr_ev)
 			idx = (int)i;
-		if (idx >= 0 && !f->ev[idx].name)
+		if (idx >= 0)
 			pmf_set_name(f, (size_t)idx, name, slen);
 		pos += (size_t)nids * 8;
 	}
@@ -1068,6 +1055,8 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 	f->reorder_max = PMF_DEFAULT_REORDER;
 	if (opts) {
 		f->raw_order = opts->raw_order != 0;
+		if (opts->sz > offsetof(struct pm_file_opts, keep_compressed))
+			f->keep_compressed = opts->keep_compressed != 0;
 		if (opts->window_size)
 			f->win_cap = PM_MAX(opts->window_size, PMF_MIN_WINDOW);
 		if (opts->reorder_max_bytes)

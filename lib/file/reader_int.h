@@ -115,6 +115,7 @@ struct pm_file {
 
 	/* order */
 	bool raw_order;
+	bool keep_compressed;
 	size_t reorder_max;
 	struct pmf_qent **heap;
 	size_t hn, hqcap;

@@ -665,13 +665,13 @@ START_TEST(test_pipe_fd)
 	fb_hdr(&f, PM_RECORD_HEADER_FEATURE, 0, 8 + 8 + 4 + 64);
 	fb_u64(&f, PM_FEAT_HOSTNAME);
 	fb_str(&f, "pipehost");
-	/* ID_INDEX adds id 201 to attr 1 */
+	/* ID_INDEX: idx is a per-event slot, it must not move id 200 to attr 0 */
 	fb_hdr(&f, PM_RECORD_ID_INDEX, 0, 8 + 8 + 32);
 	fb_u64(&f, 1);
-	fb_u64(&f, 201); fb_u64(&f, 1); fb_u64(&f, 0); fb_u64(&f, 0);
+	fb_u64(&f, 200); fb_u64(&f, 0); fb_u64(&f, 0); fb_u64(&f, 0);
 	fb_sample(&f, ST_BASIC | PM_SAMPLE_IDENTIFIER, 200, 1, 1, 1, 30, 0, 1);
 	fb_sample(&f, ST_BASIC | PM_SAMPLE_IDENTIFIER, 100, 2, 1, 1, 10, 0, 1);
-	fb_sample(&f, ST_BASIC | PM_SAMPLE_IDENTIFIER, 201, 3, 1, 1, 20, 0, 1);
+	fb_sample(&f, ST_BASIC | PM_SAMPLE_IDENTIFIER, 200, 3, 1, 1, 20, 0, 1);
 	ck_assert_uint_lt(f.len, 4096); /* fits in the pipe buffer */
 	ck_assert_int_eq(pipe(p), 0);
 	ck_assert_int_eq(write(p[1], f.b, f.len), (ssize_t)f.len);
@@ -686,7 +686,7 @@ START_TEST(test_pipe_fd)
 	ck_assert_str_eq(pm_file_event_name(pf, 0), "alpha");
 	ck_assert_str_eq(pm_file_event_name(pf, 1), "beta");
 	ck_assert_str_eq(pm_file_feature_string(pf, PM_FEAT_HOSTNAME), "pipehost");
-	ck_assert_int_eq(pm_file_attr_of_id(pf, 201), 1);
+	ck_assert_int_eq(pm_file_attr_of_id(pf, 200), 1);
 	rec.sz = sizeof(rec);
 	s.sz = sizeof(s);
 	while ((rc = pm_file_next(pf, &rec)) > 0) {
