@@ -314,6 +314,26 @@ static int pmpy_check(const void *p, const char *what)
 	return 0;
 }
 
+/* A growable byte buffer for results built without the GIL. */
+typedef struct { char *p; size_t n, cap; } pmpy_buf;
+
+static int pmpy_grow(pmpy_buf *b, size_t more)
+{
+	if (b->cap - b->n < more) {
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		char *p;
+
+		while (cap - b->n < more)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p)
+			return -1;
+		b->p = p;
+		b->cap = cap;
+	}
+	return 0;
+}
+
 PyObject *pmpy_file_features(pm_file *f)
 {
 	static const struct { unsigned feat; const char *key; } strs[] = {
@@ -613,7 +633,7 @@ PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx)
 				PyObject *r = pmpy_raw_dict(dec, ctx, s.raw.data, s.raw.size);
 
 				if (r) {
-					if (pmpy_set(d, pm_raw_decoder_key(dec), r))
+					if (pmpy_set(d, pm_raw_decoder_name(dec), r))
 						goto fail;
 				} else {
 					PyErr_Clear();
@@ -1226,4 +1246,66 @@ PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offse
 	if (err < 0 && n == 0)
 		return pmpy_raise(err, "reading samples");
 	return Py_BuildValue("(ni)", (Py_ssize_t)n, err);
+}
+
+/* Callchains of the samples (of one attr index, or all when event < 0) as
+ * (bytes of native u64 ips, bytes of native i64 offsets): the chain of
+ * sample i is ips[offsets[i]:offsets[i+1]].  Context markers are dropped, as
+ * in `profileme script --json`.  Decoded in C with the GIL released. */
+PyObject *pmpy_file_callchains(pm_file *f, int event)
+{
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	pmpy_buf ips = { 0 }, offs = { 0 };
+	PyObject *res = NULL;
+	int rc = 0;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	rc = pmpy_grow(&offs, 8) ? -ENOMEM : 0;
+	if (!rc) {
+		memset(offs.p, 0, 8);
+		offs.n = 8;
+	}
+	while (!rc && (rc = pm_file_next(f, &rec)) > 0) {
+		struct pm_sample s = { .sz = sizeof(s) };
+		int64_t end;
+
+		rc = 0;
+		if (rec.type != PM_RECORD_SAMPLE || (event >= 0 && rec.attr_idx != event))
+			continue;
+		if (pm_file_sample(f, &rec, &s))
+			continue;
+		if (s.present & PM_SAMPLE_CALLCHAIN) {
+			for (uint64_t i = 0; i < s.callchain.nr; i++) {
+				uint64_t ip = 0;
+
+				if (pm_sample_callchain_ip(&s, i, &ip) < 0 || PM_CONTEXT_IS_MARKER(ip))
+					continue;
+				if (pmpy_grow(&ips, 8)) {
+					rc = -ENOMEM;
+					break;
+				}
+				memcpy(ips.p + ips.n, &ip, 8);
+				ips.n += 8;
+			}
+		}
+		end = (int64_t)(ips.n / 8);
+		if (!rc && pmpy_grow(&offs, 8))
+			rc = -ENOMEM;
+		if (!rc) {
+			memcpy(offs.p + offs.n, &end, 8);
+			offs.n += 8;
+		}
+	}
+	Py_END_ALLOW_THREADS
+	if (rc == -ENOMEM)
+		PyErr_NoMemory();
+	else if (rc < 0)
+		pmpy_raise(rc, "reading callchains");
+	else
+		res = Py_BuildValue("(y#y#)", ips.p ? ips.p : "", (Py_ssize_t)ips.n, offs.p, (Py_ssize_t)offs.n);
+	free(ips.p);
+	free(offs.p);
+	return res;
 }

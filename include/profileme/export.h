@@ -14,7 +14,7 @@
  * | pid, tid  | u32  | PERF_SAMPLE_TID |
  * | cpu       | u32  | PERF_SAMPLE_CPU |
  * | ip        | u64  | PERF_SAMPLE_IP |
- * | period    | u64  | PERF_SAMPLE_PERIOD |
+ * | period    | u64  | PERF_SAMPLE_PERIOD, else the attr's fixed sample_period |
  * | addr      | u64  | PERF_SAMPLE_ADDR |
  * | id        | u64  | PERF_SAMPLE_ID / IDENTIFIER |
  * | event     | i32  | attr index (pm_file_attr()), -1 when unknown |

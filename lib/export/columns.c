@@ -326,6 +326,13 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 		base_vals[COL_CPU] = s.cpu;
 		base_vals[COL_IP] = s.ip;
 		base_vals[COL_PERIOD] = s.period;
+		if (!(s.present & PM_SAMPLE_PERIOD) && rec.attr_idx >= 0) {
+			/* a fixed period lives in the attr (as perf script shows it) */
+			const struct pm_attr *a = pm_file_attr(c->f, (size_t)rec.attr_idx);
+
+			if (a && !(a->flags & PM_ATTR_FREQ))
+				base_vals[COL_PERIOD] = a->sample_period;
+		}
 		base_vals[COL_ADDR] = s.addr;
 		base_vals[COL_ID] = s.id;
 		base_vals[COL_EVENT] = (uint64_t)(int64_t)rec.attr_idx;

@@ -287,7 +287,8 @@ class PerfData:
     def records(self):
         """Every record, in time order, as a dict with every decoded field
         (samples: ip, pid, tid, time, cpu, period, addr, callchain, raw and
-        the decoded payload under "profileme"/"ibs_op"/"ibs_fetch"; others:
+        the decoded payload under the decoder name "alpha_profileme"/"ibs_op"/"ibs_fetch",
+        as in ``profileme script --json``; others:
         their fields and "bytes").  The detailed, slow path."""
         f, own = self._fresh()
         ctx = _c.raw_ctx_from_file(f)
@@ -305,17 +306,20 @@ class PerfData:
                 _c.file_close(f)
 
     def callchains(self, event=None):
-        """Callchains of all samples as (ips, offsets): ips is one flat uint64
-        array, and the chain of sample i is ips[offsets[i]:offsets[i+1]]."""
+        """Callchains of the samples as (ips, offsets): ips is one flat uint64
+        array, and the chain of sample i (in the order of ``samples()`` with
+        the same ``event``) is ips[offsets[i]:offsets[i+1]].  Context markers
+        (PERF_CONTEXT_*) are dropped, as in ``profileme script --json``.
+        Decoded in C, no Python object per entry."""
         ev = self._event_index(event)
-        ips, offsets = [], [0]
-        for r in self.records():
-            if r["type"] != "SAMPLE" or (ev >= 0 and r.get("event_index") != ev):
-                continue
-            cc = r.get("callchain", ())
-            ips.extend(cc)
-            offsets.append(offsets[-1] + len(cc))
-        return np.array(ips, dtype=np.uint64), np.array(offsets, dtype=np.int64)
+        f, own = self._fresh()
+        try:
+            ips, offs = _c.file_callchains(f, ev)
+        finally:
+            if own:
+                _c.file_close(f)
+        return (np.frombuffer(ips, dtype=np.uint64).copy(),
+                np.frombuffer(offs, dtype=np.int64).copy())
 
 
 def open(source):
