@@ -133,6 +133,10 @@ class PerfData:
         self._fh = None
         self._file = None
         self._consumed = False
+        self.events = []
+        self.features = {}
+        self.decoder = None
+        self.codes = {}
         if isinstance(source, (str, bytes, os.PathLike)):
             path = os.fsdecode(source)
             self._path = path
@@ -140,8 +144,15 @@ class PerfData:
         elif hasattr(source, "fileno"):
             if isinstance(source, io.TextIOBase):
                 raise TypeError("open the perf.data file in binary mode")
+            try:
+                fd = source.fileno()
+            except (io.UnsupportedOperation, OSError, ValueError) as e:
+                raise TypeError("expected a path or a binary file with a file descriptor "
+                                "(%s)" % e) from None
+            if not isinstance(fd, int) or isinstance(fd, bool) or fd < 0:
+                raise TypeError("fileno() did not return a file descriptor")
             self._fh = source
-            self._file = _c.file_open_fd(source.fileno())
+            self._file = _c.file_open_fd(fd)
         else:
             raise TypeError("expected a path or a binary file, not %s" % type(source).__name__)
         self.features = _c.file_features(self._file)
@@ -161,6 +172,12 @@ class PerfData:
         if self._file is not None:
             _c.file_close(self._file)
             self._file = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
 
     @property
     def closed(self):
@@ -345,6 +362,8 @@ class Session:
 
     def __init__(self, events, period=None, freq=None, command=None, pid=None, cpus=None,
                  sysfs=None):
+        self._s = None
+        self._chunks = []
         if isinstance(events, str):
             events = [events]
         for name, v in (("period", period), ("freq", freq), ("pid", pid)):
@@ -369,6 +388,12 @@ class Session:
     def __exit__(self, *exc):
         self.close()
         return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
 
     def _check(self):
         if self._s is None:
