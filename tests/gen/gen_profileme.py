@@ -194,7 +194,7 @@ def choose_samples(rng, n):
         samples.append(s)
     # Payloads that are not ProfileMe samples, which a reader must report.
     for j, (payload, why) in enumerate([(pm_payload(0, 0x120001000, 0, 0, b""), "version 0"),
-                                        (struct.pack("<IQQ", 1, 0x120001000, 0) + b"\0" * 4,
+                                        (struct.pack("<IQQ", 1, 0x120001000, 0),  # 20 bytes: no padding in RAW
                                          "short")]):
         t += 100_000
         samples.append(dict(index=n + j, time=t, cpu=0, tid=PID, ip=0x120001000, period=10000,

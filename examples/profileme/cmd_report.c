@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * profileme report: summarise a perf.data file by symbol, module, pc,
+ * command and pid, like `perf report --stdio`; for ProfileMe recordings also
+ * what happened to the profiled instructions (retired/killed, stalls, traps,
+ * mispredicts, PCTR1).  With a command, records it first with the engine of
+ * `profileme record`.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "record_engine.h"
+#include "report_agg.h"
+
+struct rpt {
+	struct rep_agg agg;
+	unsigned keys;
+	unsigned order[8];   /* sort keys in the order given */
+	int nkeys;
+	bool json, skid;
+};
+
+static void rpt_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: profileme report [-i FILE] [--sort KEYS] [--json] [--skid]\n"
+		"                        [--symfs DIR] [--kallsyms FILE] [-q]\n"
+		"                        [-e EVENT] [-c PERIOD | -F FREQ] [-o FILE] [-- CMD ARGS...]\n"
+		"  -i FILE          perf.data file (default ./perf.data)\n"
+		"  --sort KEYS      comma-separated: sym, dso, pc, comm, pid (default comm,dso,sym)\n"
+		"  --json           one JSON object per row\n"
+		"  --skid           ProfileMe: where the sample ip and the profiled pc differ, how far\n"
+		"  --symfs DIR      look for the mapped files under DIR\n"
+		"  --kallsyms FILE  kernel symbols from FILE\n"
+		"  -- CMD ARGS...   record CMD first (as profileme record: -e/-c/-F apply), into a\n"
+		"                   temporary file removed afterwards, or into -o FILE (kept)\n");
+}
+
+static int rpt_parse_sort(struct rpt *r, const char *v)
+{
+	char buf[256];
+	char *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	r->keys = 0;
+	r->nkeys = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		unsigned k;
+
+		if (!strcmp(t, "sym") || !strcmp(t, "symbol"))
+			k = REP_K_SYM;
+		else if (!strcmp(t, "dso"))
+			k = REP_K_DSO;
+		else if (!strcmp(t, "pc") || !strcmp(t, "ip"))
+			k = REP_K_PC;
+		else if (!strcmp(t, "comm"))
+			k = REP_K_COMM;
+		else if (!strcmp(t, "pid"))
+			k = REP_K_PID;
+		else {
+			cli_error("report", "unknown sort key '%s' (sym, dso, pc, comm, pid)", t);
+			return -1;
+		}
+		if (r->keys & k)
+			continue;
+		r->keys |= k;
+		r->order[r->nkeys++] = k;
+	}
+	if (!r->nkeys) {
+		cli_error("report", "empty --sort");
+		return -1;
+	}
+	return 0;
+}
+
+static int rpt_cb(void *user, const struct rep_sample *s)
+{
+	struct rpt *r = user;
+
+	return rep_agg_add(&r->agg, s) ? 1 : 0;
+}
+
+static const char *rpt_trap_list(const struct rep_entry *e, char *buf, size_t cap)
+{
+	size_t used = 0;
+	bool done[PM_PROFILEME_TRAP_COUNT] = { false };
+
+	buf[0] = 0;
+	for (int k = 0; k < 3; k++) {
+		int best = -1;
+
+		for (int i = 0; i < PM_PROFILEME_TRAP_COUNT; i++)
+			if (i != PM_PROFILEME_TRAP_NONE && !done[i] && e->traps[i] && (best < 0 || e->traps[i] > e->traps[best]))
+				best = i;
+		if (best < 0)
+			break;
+		done[best] = true;
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%s %" PRIu64,
+					 used ? ", " : "", pm_profileme_trap_name(best), e->traps[best]);
+		if (used >= cap)
+			break;
+	}
+	return buf;
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void rpt_json_row(struct rpt *r, struct rep_ctx *c, struct rep_entry *e)
+{
+	size_t ev = e->event_idx >= 0 ? (size_t)e->event_idx : 0;
+
+	printf("{\"event\":");
+	cli_json_str(stdout, rep_event_name(c, e->event_idx));
+	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"overhead\":%.4f", e->samples,
+	       e->period, pct(e->period, r->agg.ev_period[ev]));
+	for (int i = 0; i < r->nkeys; i++) {
+		switch (r->order[i]) {
+		case REP_K_SYM:
+			printf(",\"sym\":");
+			cli_json_str(stdout, e->sym);
+			break;
+		case REP_K_DSO:
+			printf(",\"dso\":");
+			cli_json_str(stdout, rep_basename(e->dso));
+			break;
+		case REP_K_PC:
+			printf(",\"pc\":");
+			cli_json_hex(stdout, e->pc);
+			break;
+		case REP_K_COMM:
+			printf(",\"comm\":");
+			cli_json_str(stdout, e->comm);
+			break;
+		case REP_K_PID:
+			printf(",\"pid\":%u", e->pid);
+			break;
+		}
+	}
+	if (e->pm_n) {
+		bool first = true;
+
+		printf(",\"profileme\":%" PRIu64 ",\"retired\":%" PRIu64 ",\"killed\":%" PRIu64
+		       ",\"stalled_pct\":%.4f,\"trapped_pct\":%.4f,\"mispredicted_pct\":%.4f"
+		       ",\"icache_miss_pct\":%.4f,\"traps\":{",
+		       e->pm_n, e->pm_n - e->killed, e->killed, pct(e->stalled, e->pm_n),
+		       pct(e->trapped, e->pm_n), pct(e->mispred, e->pm_n), pct(e->icm, e->pm_n));
+		for (int i = 0; i < PM_PROFILEME_TRAP_COUNT; i++) {
+			if (!e->traps[i])
+				continue;
+			printf("%s", first ? "" : ",");
+			cli_json_str(stdout, pm_profileme_trap_name(i));
+			printf(":%" PRIu64, e->traps[i]);
+			first = false;
+		}
+		{
+			uint32_t mn = rep_entry_quartile(e, 0), q1 = rep_entry_quartile(e, 1);
+			uint32_t q2 = rep_entry_quartile(e, 2), q3 = rep_entry_quartile(e, 3);
+			uint32_t mx = e->pctr1[e->pctr1_n - 1];
+
+			printf("},\"pctr1_counts\":");
+			cli_json_str(stdout, pm_profileme_counts_name(rep_entry_counts(e)));
+			printf(",\"pctr1_mean\":%.4f,\"pctr1_min\":%u,\"pctr1_q1\":%u,"
+			       "\"pctr1_median\":%u,\"pctr1_q3\":%u,\"pctr1_max\":%u",
+			       e->pctr1_sum / (double)e->pm_n, mn, q1, q2, q3, mx);
+		}
+		if (r->skid)
+			printf(",\"skid_samples\":%" PRIu64 ",\"skid_mean\":%.1f,\"skid_max\":%" PRIu64,
+			       e->skid_n, e->skid_n ? e->skid_sum / (double)e->skid_n : 0.0, e->skid_max);
+	}
+	printf("}\n");
+}
+
+static int rpt_width(struct rep_agg *a, size_t from, size_t to, unsigned k, int min)
+{
+	int w = min;
+
+	for (size_t i = from; i < to; i++) {
+		int l = 0;
+		char buf[32];
+
+		switch (k) {
+		case REP_K_SYM: l = (int)strlen(a->e[i].sym) + 4; break;
+		case REP_K_DSO: l = (int)strlen(rep_basename(a->e[i].dso)); break;
+		case REP_K_COMM: l = (int)strlen(a->e[i].comm); break;
+		case REP_K_PID: l = snprintf(buf, sizeof(buf), "%u", a->e[i].pid); break;
+		case REP_K_PC: l = snprintf(buf, sizeof(buf), "0x%" PRIx64, a->e[i].pc); break;
+		}
+		if (l > w)
+			w = l;
+	}
+	return w > 60 ? 60 : w;
+}
+
+static const char *rpt_key_title(unsigned k)
+{
+	switch (k) {
+	case REP_K_SYM: return "Symbol";
+	case REP_K_DSO: return "Shared Object";
+	case REP_K_COMM: return "Command";
+	case REP_K_PID: return "Pid";
+	default: return "Address";
+	}
+}
+
+static void rpt_dots(int w)
+{
+	for (int i = 0; i < w; i++)
+		putchar('.');
+}
+
+static void rpt_text(struct rpt *r, struct rep_ctx *c)
+{
+	struct rep_agg *a = &r->agg;
+	size_t i = 0;
+
+	printf("# profileme report%s\n#\n", rep_is_synthetic(c) ? " (synthetic)" : "");
+	if (rep_is_synthetic(c)) {
+		const char *h = pm_file_feature_string(rep_file(c), PM_FEAT_HOSTNAME);
+		const char *d = pm_file_feature_string(rep_file(c), PM_FEAT_CPUDESC);
+
+		printf("# SYNTHETIC recording: hostname %s, cpu %s\n#\n", h ? h : "?", d ? d : "?");
+	}
+	printf("# Total Lost Samples: %" PRIu64 "\n#\n", rep_lost(c));
+	while (i < a->n) {
+		size_t j = i;
+		int ev = a->e[i].event_idx;
+		size_t evi = ev >= 0 ? (size_t)ev : 0;
+		bool pm = a->ev_pm[evi] > 0;
+		int w[8];
+		int counts = 0;
+		uint64_t cnt[PM_PROFILEME_COUNTS_COUNT] = { 0 };
+
+		while (j < a->n && a->e[j].event_idx == ev)
+			j++;
+		for (size_t k = i; k < j; k++)
+			for (int q = 0; q < PM_PROFILEME_COUNTS_COUNT; q++)
+				cnt[q] += a->e[k].counts[q];
+		for (int q = 1; q < PM_PROFILEME_COUNTS_COUNT; q++)
+			if (cnt[q] > cnt[counts])
+				counts = q;
+		printf("# Samples: %" PRIu64 " of event '%s'%s\n", a->ev_samples[evi],
+		       rep_event_name(c, ev), rep_is_synthetic(c) ? " (synthetic)" : "");
+		printf("# Event count (approx.): %" PRIu64 "\n", a->ev_period[evi]);
+		if (pm) {
+			printf("# ProfileMe samples: %" PRIu64 "; PCTR1 counts %s (mean and quartiles "
+			       "q1/median/q3 per row)\n",
+			       a->ev_pm[evi], pm_profileme_counts_name(counts));
+			if (rep_bad_payloads(c))
+				printf("# %" PRIu64 " samples whose raw payload is not a ProfileMe sample "
+				       "(counted, no ProfileMe columns)\n", rep_bad_payloads(c));
+		}
+		printf("#\n# Overhead       Samples");
+		if (pm) {
+			printf("  Retired  Killed  Stall%%  Trap%%  Misp%%  %14s  %17s", "PCTR1 mean",
+			       "q1/med/q3");
+			if (r->skid)
+				printf("  %7s %9s", "Skid", "mean/max");
+		}
+		for (int k = 0; k < r->nkeys; k++) {
+			w[k] = rpt_width(a, i, j, r->order[k], (int)strlen(rpt_key_title(r->order[k])));
+			printf("  %-*s", k == r->nkeys - 1 && !pm ? 0 : w[k], rpt_key_title(r->order[k]));
+		}
+		if (pm)
+			printf("  Traps");
+		printf("\n# ........  ............");
+		if (pm) {
+			printf("  .......  ......  ......  .....  .....  ..............  .................");
+			if (r->skid)
+				printf("  ....... .........");
+		}
+		for (int k = 0; k < r->nkeys; k++) {
+			printf("  ");
+			rpt_dots(w[k]);
+		}
+		if (pm)
+			printf("  .....");
+		printf("\n#\n");
+		for (size_t k = i; k < j; k++) {
+			struct rep_entry *e = &a->e[k];
+
+			printf("%9.2f%%  %12" PRIu64, pct(e->period, a->ev_period[evi]), e->samples);
+			if (pm) {
+				if (e->pm_n) {
+					char q[48];
+
+					snprintf(q, sizeof(q), "%u/%u/%u", rep_entry_quartile(e, 1),
+						 rep_entry_quartile(e, 2), rep_entry_quartile(e, 3));
+					printf("  %7" PRIu64 "  %6" PRIu64 "  %5.1f%%  %4.1f%%  %4.1f%%  %14.1f  %17s",
+					       e->pm_n - e->killed, e->killed, pct(e->stalled, e->pm_n),
+					       pct(e->trapped, e->pm_n), pct(e->mispred, e->pm_n),
+					       e->pctr1_sum / (double)e->pm_n, q);
+				} else {
+					printf("  %7s  %6s  %6s  %5s  %5s  %14s  %17s", "-", "-", "-", "-",
+					       "-", "-", "-");
+				}
+				if (r->skid) {
+					if (e->skid_n)
+						printf("  %7" PRIu64 " %#llx/%#llx", e->skid_n,
+						       (unsigned long long)(e->skid_sum / (double)e->skid_n),
+						       (unsigned long long)e->skid_max);
+					else
+						printf("  %7s %9s", "-", "");
+				}
+			}
+			for (int kk = 0; kk < r->nkeys; kk++) {
+				int wd = kk == r->nkeys - 1 && !pm ? 0 : w[kk];
+				char buf[400];
+
+				switch (r->order[kk]) {
+				case REP_K_SYM:
+					snprintf(buf, sizeof(buf), "[%c] %s", e->level, e->sym);
+					break;
+				case REP_K_DSO:
+					snprintf(buf, sizeof(buf), "%s", rep_basename(e->dso));
+					break;
+				case REP_K_COMM:
+					snprintf(buf, sizeof(buf), "%s", e->comm);
+					break;
+				case REP_K_PID:
+					snprintf(buf, sizeof(buf), "%u", e->pid);
+					break;
+				default:
+					snprintf(buf, sizeof(buf), "0x%" PRIx64, e->pc);
+				}
+				if (r->order[kk] == REP_K_PID)
+					printf("  %*s", wd, buf);
+				else
+					printf("  %-*s", wd, buf);
+			}
+			if (pm && e->pm_n) {
+				char t[256];
+
+				printf("  %s", rpt_trap_list(e, t, sizeof(t)));
+			}
+			printf("\n");
+		}
+		if (pm && r->skid) {
+			printf("#\n# Skid (|sample ip - profiled pc| in bytes, ProfileMe samples):");
+			for (int b = 0; b < 8; b++)
+				printf(" %s:%" PRIu64, rep_skid_bucket_name(b), a->skid_hist[b]);
+			printf("\n");
+		}
+		printf("\n");
+		i = j;
+	}
+}
+
+static int rpt_record(int argc, char **argv, int cmd_at, const char *out, char *tmp, size_t tmpcap,
+		      char **rec_args, const char **input)
+{
+	/* argv: the report's options before cmd_at that profileme record knows. */
+	char **av = calloc((size_t)argc + 8, sizeof(char *));
+	int n = 0, rc;
+
+	if (!av)
+		return 1;
+	av[n++] = "record";
+	for (int i = 0; rec_args[i]; i++)
+		av[n++] = rec_args[i];
+	if (out) {
+		snprintf(tmp, tmpcap, "%s", out);
+		fprintf(stderr, "profileme report: recording into %s\n", tmp);
+	} else {
+		const char *d = getenv("TMPDIR");
+		int fd;
+
+		snprintf(tmp, tmpcap, "%s/profileme-report-XXXXXX", d && *d ? d : "/tmp");
+		fd = mkstemp(tmp);
+		if (fd < 0) {
+			cli_error("report", "temporary file: %s", strerror(errno));
+			free(av);
+			return 1;
+		}
+		close(fd);
+		fprintf(stderr, "profileme report: recording into temporary file %s (removed "
+				"after the report; -o FILE keeps it)\n", tmp);
+	}
+	av[n++] = "-o";
+	av[n++] = tmp;
+	av[n++] = "--";
+	for (int i = cmd_at; i < argc; i++)
+		av[n++] = argv[i];
+	av[n] = NULL;
+	rc = pm_cli_record_main(n, av, 0);
+	free(av);
+	*input = tmp;
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct rpt r;
+	struct rep_opts o = { .cmd = "report", .input = "perf.data" };
+	struct rep_ctx *c = NULL;
+	const char *out = NULL;
+	char *rec_args[16];
+	int nrec = 0, cmd_at = -1, ret = 1;
+	char tmp[4096] = "";
+	bool tmp_made = false;
+
+	memset(&r, 0, sizeof(r));
+	rpt_parse_sort(&r, "comm,dso,sym");
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--")) {
+			cmd_at = i + 1;
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			rpt_usage(stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--json")) {
+			r.json = true;
+		} else if (!strcmp(a, "--skid")) {
+			r.skid = true;
+		} else if (!strcmp(a, "-q")) {
+			o.quiet = true;
+		} else if (!strncmp(a, "--sort=", 7) || !strncmp(a, "-s", 2)) {
+			const char *val = a[1] == 's' ? (a[2] ? a + 2 : v) : a + 7;
+
+			if (!val || rpt_parse_sort(&r, val))
+				return 2;
+			if (val == v)
+				i++;
+		} else if (!strcmp(a, "--sort")) {
+			if (!v || rpt_parse_sort(&r, v))
+				return 2;
+			i++;
+		} else if (v && (!strcmp(a, "-i") || !strcmp(a, "--input"))) {
+			o.input = v;
+			i++;
+		} else if (v && !strcmp(a, "--symfs")) {
+			o.symfs = v;
+			i++;
+		} else if (v && !strcmp(a, "--kallsyms")) {
+			o.kallsyms = v;
+			i++;
+		} else if (v && !strcmp(a, "-o")) {
+			out = v;
+			i++;
+		} else if (v && (!strcmp(a, "-e") || !strcmp(a, "-c") || !strcmp(a, "-F")) &&
+			   nrec < 12) {
+			rec_args[nrec++] = (char *)a;
+			rec_args[nrec++] = (char *)v;
+			i++;
+		} else if (a[0] != '-') {
+			cmd_at = i;
+			break;
+		} else {
+			cli_error("report", "unknown option or missing value: %s", a);
+			rpt_usage(stderr);
+			return 2;
+		}
+	}
+	rec_args[nrec] = NULL;
+	if (cmd_at >= 0 && cmd_at < argc) {
+		int rc = rpt_record(argc, argv, cmd_at, out, tmp, sizeof(tmp), rec_args, &o.input);
+
+		tmp_made = !out;
+		if (rc) {
+			ret = rc;
+			goto done;
+		}
+	} else if (nrec || out) {
+		cli_error("report", "-e/-c/-F/-o apply only to recording a command (-- CMD)");
+		return 2;
+	}
+	if (rep_open(&c, &o))
+		goto done;
+	if (rep_agg_init(&r.agg, r.keys, pm_file_nr_attrs(rep_file(c))))
+		goto done;
+	if (rep_run(c, rpt_cb, &r))
+		goto done;
+	if (!o.quiet && rep_bad_payloads(c))
+		fprintf(stderr, "profileme report: %" PRIu64 " samples of a ProfileMe event have a raw "
+				"payload that is not a ProfileMe sample\n", rep_bad_payloads(c));
+	rep_agg_sort(&r.agg);
+	if (r.json) {
+		for (size_t i = 0; i < r.agg.n; i++)
+			rpt_json_row(&r, c, &r.agg.e[i]);
+	} else {
+		rpt_text(&r, c);
+	}
+	ret = fflush(stdout) ? 1 : 0;
+done:
+	rep_agg_free(&r.agg);
+	rep_close(c);
+	if (tmp_made)
+		unlink(tmp);
+	return ret;
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_agg.h"
+
+static uint64_t rep_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+static uint64_t rep_strhash(uint64_t h, const char *s)
+{
+	uint64_t x = 1469598103934665603ull;
+
+	while (*s)
+		x = (x ^ (unsigned char)*s++) * 1099511628211ull;
+	return rep_mix(h, x);
+}
+
+static uint64_t rep_key_hash(unsigned k, const struct rep_sample *s)
+{
+	uint64_t h = (uint64_t)(s->event_idx + 1);
+
+	if (k & (REP_K_SYM | REP_K_PC | REP_K_DSO))
+		h = rep_strhash(h, s->dso);
+	if (k & REP_K_SYM)
+		h = rep_strhash(h, s->sym);
+	if (k & REP_K_PC)
+		h = rep_mix(h, s->dso_addr);
+	if (k & REP_K_COMM)
+		h = rep_strhash(h, s->comm);
+	if (k & REP_K_PID)
+		h = rep_mix(h, s->pid);
+	return h;
+}
+
+static bool rep_key_eq(unsigned k, const struct rep_entry *e, const struct rep_sample *s)
+{
+	if (e->event_idx != s->event_idx)
+		return false;
+	if ((k & (REP_K_SYM | REP_K_PC | REP_K_DSO)) && e->dso != s->dso && strcmp(e->dso, s->dso))
+		return false;
+	if ((k & REP_K_SYM) && e->sym != s->sym && strcmp(e->sym, s->sym))
+		return false;
+	if ((k & REP_K_PC) && e->pc != s->dso_addr)
+		return false;
+	if ((k & REP_K_COMM) && e->comm != s->comm && strcmp(e->comm, s->comm))
+		return false;
+	if ((k & REP_K_PID) && e->pid != s->pid)
+		return false;
+	return true;
+}
+
+int rep_agg_init(struct rep_agg *a, unsigned keys, size_t nr_events)
+{
+	memset(a, 0, sizeof(*a));
+	a->keys = keys;
+	a->nr_events = nr_events ? nr_events : 1;
+	a->ev_samples = calloc(a->nr_events, sizeof(uint64_t));
+	a->ev_period = calloc(a->nr_events, sizeof(uint64_t));
+	a->ev_pm = calloc(a->nr_events, sizeof(uint64_t));
+	a->tab_cap = 1024;
+	a->tab = calloc(a->tab_cap, sizeof(size_t));
+	return a->ev_samples && a->ev_period && a->ev_pm && a->tab ? 0 : -1;
+}
+
+static int rep_grow(struct rep_agg *a)
+{
+	size_t ncap = a->tab_cap * 2;
+	size_t *t = calloc(ncap, sizeof(size_t));
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < a->n; i++) {
+		struct rep_sample s;
+		size_t j;
+
+		memset(&s, 0, sizeof(s));
+		s.event_idx = a->e[i].event_idx;
+		s.sym = a->e[i].sym;
+		s.dso = a->e[i].dso;
+		s.comm = a->e[i].comm;
+		s.pid = a->e[i].pid;
+		s.dso_addr = a->e[i].pc;
+		for (j = rep_key_hash(a->keys, &s) & (ncap - 1); t[j]; j = (j + 1) & (ncap - 1))
+			;
+		t[j] = i + 1;
+	}
+	free(a->tab);
+	a->tab = t;
+	a->tab_cap = ncap;
+	return 0;
+}
+
+static int rep_skid_bucket(uint64_t d)
+{
+	static const uint64_t lim[] = { 0, 4, 16, 64, 256, 4096, 65536 };
+
+	for (int i = 0; i < 7; i++)
+		if (d <= lim[i])
+			return i;
+	return 7;
+}
+
+const char *rep_skid_bucket_name(int i)
+{
+	static const char *const n[] = { "0", "1-4", "5-16", "17-64", "65-256", "257-4K",
+					 "4K-64K", ">64K" };
+
+	return i >= 0 && i < 8 ? n[i] : "?";
+}
+
+int rep_agg_add(struct rep_agg *a, const struct rep_sample *s)
+{
+	struct rep_entry *e = NULL;
+	size_t j;
+	size_t ev = s->event_idx >= 0 && (size_t)s->event_idx < a->nr_events ? (size_t)s->event_idx : 0;
+
+	for (j = rep_key_hash(a->keys, s) & (a->tab_cap - 1); a->tab[j]; j = (j + 1) & (a->tab_cap - 1))
+		if (rep_key_eq(a->keys, &a->e[a->tab[j] - 1], s)) {
+			e = &a->e[a->tab[j] - 1];
+			break;
+		}
+	if (!e) {
+		if (a->n == a->cap) {
+			size_t nc = a->cap ? a->cap * 2 : 256;
+			struct rep_entry *ne = realloc(a->e, nc * sizeof(*ne));
+
+			if (!ne)
+				return -1;
+			a->e = ne;
+			a->cap = nc;
+		}
+		e = &a->e[a->n];
+		memset(e, 0, sizeof(*e));
+		e->event_idx = s->event_idx;
+		e->sym = s->sym;
+		e->dso = s->dso;
+		e->comm = s->comm;
+		e->pid = s->pid;
+		e->pc = s->dso_addr;
+		e->sym_known = s->sym_known;
+		e->level = s->level;
+		a->tab[j] = ++a->n;
+		if (a->n * 2 > a->tab_cap) {
+			if (rep_grow(a))
+				return -1;
+		}
+		e = &a->e[a->n - 1];
+	}
+	e->samples++;
+	e->period += s->period;
+	a->ev_samples[ev]++;
+	a->ev_period[ev] += s->period;
+	if (s->is_pm) {
+		const struct pm_profileme_sample *p = &s->pm;
+
+		a->ev_pm[ev]++;
+		e->pm_n++;
+		e->killed += p->killed != 0;
+		e->stalled += p->stalled != 0;
+		e->trapped += p->trapped != 0;
+		e->mispred += p->mispredicted != 0;
+		e->icm += p->icm != 0;
+		if (p->trap > 0 && p->trap < PM_PROFILEME_TRAP_COUNT)
+			e->traps[p->trap]++;
+		if (p->pctr1_counts >= 0 && p->pctr1_counts < PM_PROFILEME_COUNTS_COUNT)
+			e->counts[p->pctr1_counts]++;
+		if (e->pctr1_n == e->pctr1_cap) {
+			size_t nc = e->pctr1_cap ? e->pctr1_cap * 2 : 16;
+			uint32_t *nv = realloc(e->pctr1, nc * sizeof(*nv));
+
+			if (!nv)
+				return -1;
+			e->pctr1 = nv;
+			e->pctr1_cap = nc;
+		}
+		e->pctr1[e->pctr1_n++] = p->pctr1;
+		e->pctr1_sum += p->pctr1;
+		{
+			uint64_t d = s->skid ? (uint64_t)(s->skid_dist < 0 ? -s->skid_dist : s->skid_dist) : 0;
+
+			a->skid_hist[s->skid ? rep_skid_bucket(d) : 0]++;
+			if (s->skid) {
+				e->skid_n++;
+				e->skid_sum += (double)d;
+				if (d > e->skid_max)
+					e->skid_max = d;
+			}
+		}
+	}
+	return 0;
+}
+
+static int rep_cmp(const void *pa, const void *pb)
+{
+	const struct rep_entry *a = pa, *b = pb;
+	int c;
+
+	if (a->event_idx != b->event_idx)
+		return a->event_idx < b->event_idx ? -1 : 1;
+	if (a->period != b->period)
+		return a->period > b->period ? -1 : 1;
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	if ((c = strcmp(a->dso, b->dso)))
+		return c;
+	if ((c = strcmp(a->sym, b->sym)))
+		return c;
+	if (a->pc != b->pc)
+		return a->pc < b->pc ? -1 : 1;
+	if ((c = strcmp(a->comm, b->comm)))
+		return c;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+void rep_agg_sort(struct rep_agg *a)
+{
+	if (a->n)
+		qsort(a->e, a->n, sizeof(*a->e), rep_cmp);
+	/* The hash table indexes are stale now. */
+	free(a->tab);
+	a->tab = NULL;
+	a->tab_cap = 0;
+}
+
+void rep_agg_free(struct rep_agg *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->e[i].pctr1);
+	free(a->e);
+	free(a->tab);
+	free(a->ev_samples);
+	free(a->ev_period);
+	free(a->ev_pm);
+	memset(a, 0, sizeof(*a));
+}
+
+static int rep_u32cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint32_t rep_entry_quartile(struct rep_entry *e, int q)
+{
+	size_t rank;
+
+	if (!e->pctr1_n)
+		return 0;
+	qsort(e->pctr1, e->pctr1_n, sizeof(uint32_t), rep_u32cmp);
+	/* nearest rank: ceil(q/4 * n), 1-based */
+	rank = (e->pctr1_n * (size_t)q + 3) / 4;
+	if (rank < 1)
+		rank = 1;
+	return e->pctr1[rank - 1];
+}
+
+int rep_entry_counts(const struct rep_entry *e)
+{
+	int best = 0;
+
+	for (int i = 1; i < PM_PROFILEME_COUNTS_COUNT; i++)
+		if (e->counts[i] > e->counts[best])
+			best = i;
+	return best;
+}

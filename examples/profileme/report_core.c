@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* Shared engine of profileme report / annotate (see report_core.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report_core.h"
+
+/* ---- interned strings and tid -> comm ------------------------------ */
+
+struct rep_str {
+	struct rep_str *next;
+	char s[];
+};
+
+struct rep_comm {
+	uint32_t tid;
+	uint32_t used;
+	const char *comm;
+};
+
+struct rep_ctx {
+	struct rep_opts o;
+	pm_file *f;
+	pm_symbolizer *sym;
+	pm_raw_ctx *raw;
+	size_t nr_attrs;
+	bool *is_pm;
+	struct rep_str *strs;       /* every interned string (freed at close) */
+	struct rep_comm *comms;     /* open addressing, power of two */
+	size_t comm_cap, comm_n;
+	uint64_t bad_payloads, lost;
+	bool synthetic;
+	char arch[128];
+	char tid_buf[32];
+};
+
+static const char *rep_intern(struct rep_ctx *c, const char *s, size_t n)
+{
+	/* Few distinct comms: a linear scan of the recent ones would do, but
+	 * a program that renames its threads often should not go quadratic.
+	 * Keep it simple: compare with the last 64 interned strings. */
+	size_t k = 0;
+	struct rep_str *p;
+
+	for (p = c->strs; p && k < 64; p = p->next, k++)
+		if (!strncmp(p->s, s, n) && p->s[n] == 0)
+			return p->s;
+	p = malloc(sizeof(*p) + n + 1);
+	if (!p)
+		return "?";
+	memcpy(p->s, s, n);
+	p->s[n] = 0;
+	p->next = c->strs;
+	c->strs = p;
+	return p->s;
+}
+
+static size_t rep_hash32(uint32_t v)
+{
+	uint64_t h = (uint64_t)v * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(h >> 32);
+}
+
+static struct rep_comm *rep_comm_slot(struct rep_ctx *c, uint32_t tid, bool add)
+{
+	if (add && (c->comm_n + 1) * 2 > c->comm_cap) {
+		size_t ncap = c->comm_cap ? c->comm_cap * 2 : 256;
+		struct rep_comm *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < c->comm_cap; i++) {
+			size_t j;
+
+			if (!c->comms[i].used)
+				continue;
+			for (j = rep_hash32(c->comms[i].tid) & (ncap - 1); n[j].used; j = (j + 1) & (ncap - 1))
+				;
+			n[j] = c->comms[i];
+		}
+		free(c->comms);
+		c->comms = n;
+		c->comm_cap = ncap;
+	}
+	if (!c->comm_cap)
+		return NULL;
+	for (size_t j = rep_hash32(tid) & (c->comm_cap - 1);; j = (j + 1) & (c->comm_cap - 1)) {
+		if (c->comms[j].used && c->comms[j].tid == tid)
+			return &c->comms[j];
+		if (!c->comms[j].used) {
+			if (!add)
+				return NULL;
+			c->comms[j].used = 1;
+			c->comms[j].tid = tid;
+			c->comms[j].comm = NULL;
+			c->comm_n++;
+			return &c->comms[j];
+		}
+	}
+}
+
+static void rep_set_comm(struct rep_ctx *c, uint32_t tid, const char *comm)
+{
+	struct rep_comm *e = rep_comm_slot(c, tid, true);
+
+	if (e)
+		e->comm = comm;
+}
+
+static const char *rep_get_comm(struct rep_ctx *c, uint32_t tid)
+{
+	struct rep_comm *e = rep_comm_slot(c, tid, false);
+
+	if (e && e->comm)
+		return e->comm;
+	/* perf shows a thread it never saw named as ":tid". */
+	snprintf(c->tid_buf, sizeof(c->tid_buf), ":%u", tid);
+	return rep_intern(c, c->tid_buf, strlen(c->tid_buf));
+}
+
+/* ---- open ---------------------------------------------------------- */
+
+static bool rep_contains(const char *s, const char *w)
+{
+	return s && strstr(s, w);
+}
+
+const char *rep_basename(const char *dso)
+{
+	const char *b;
+
+	if (!dso || dso[0] == '[')
+		return dso ? dso : "[unknown]";
+	b = strrchr(dso, '/');
+	return b && b[1] ? b + 1 : dso;
+}
+
+int rep_open(struct rep_ctx **out, const struct rep_opts *o)
+{
+	struct rep_ctx *c = calloc(1, sizeof(*c));
+	struct pm_sym_opts so = { .sz = sizeof(so) };
+	struct utsname u;
+	const char *farch, *frel;
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		return 1;
+	c->o = *o;
+	rc = pm_file_open(&c->f, o->input, NULL);
+	if (rc) {
+		cli_error(o->cmd, "%s: %s", o->input, pm_errmsg());
+		free(c);
+		return 1;
+	}
+	c->nr_attrs = pm_file_nr_attrs(c->f);
+	c->is_pm = calloc(c->nr_attrs ? c->nr_attrs : 1, sizeof(bool));
+	if (!c->is_pm || pm_raw_ctx_from_file(&c->raw, c->f)) {
+		rep_close(c);
+		return 1;
+	}
+	for (size_t i = 0; i < c->nr_attrs; i++) {
+		const pm_raw_decoder *d = NULL;
+
+		if (pm_raw_ctx_select(c->raw, pm_file_attr(c->f, i), &d) == 0 && d &&
+		    !strcmp(pm_raw_decoder_name(d), "alpha_profileme"))
+			c->is_pm[i] = true;
+	}
+
+	uname(&u);
+	farch = pm_file_feature_string(c->f, PM_FEAT_ARCH);
+	frel = pm_file_feature_string(c->f, PM_FEAT_OSRELEASE);
+	snprintf(c->arch, sizeof(c->arch), "%s", farch ? farch : u.machine);
+	c->synthetic = rep_contains(pm_file_feature_string(c->f, PM_FEAT_HOSTNAME), "synthetic") ||
+		       rep_contains(pm_file_feature_string(c->f, PM_FEAT_CPUDESC), "synthetic") ||
+		       rep_contains(pm_file_cmdline(c->f, 0), "synthetic");
+
+	so.sysroot = o->symfs;
+	so.kallsyms = o->kallsyms;
+	if (!o->kallsyms && ((farch && strcmp(farch, u.machine)) || (frel && strcmp(frel, u.release)))) {
+		/* This machine's kernel is not the recorded one. */
+		so.flags |= PM_SYM_OPT_NO_KERNEL;
+		if (!o->quiet)
+			fprintf(stderr, "profileme %s: recorded on %s %s, running %s %s: no kernel "
+					"symbols (--kallsyms FILE gives some)\n",
+				o->cmd, farch ? farch : "?", frel ? frel : "?", u.machine, u.release);
+	}
+	rc = pm_sym_open(&c->sym, &so);
+	if (rc && rc != -PM_ERR_UNSUPPORTED) {
+		cli_error(o->cmd, "symbols: %s", pm_errmsg());
+		rep_close(c);
+		return 1;
+	}
+	if (c->sym && !(so.flags & PM_SYM_OPT_NO_KERNEL) && !o->quiet) {
+		switch (pm_sym_kernel_status(c->sym)) {
+		case PM_SYM_KERNEL_OK:
+			fprintf(stderr, "profileme %s: kernel symbols from %s\n", o->cmd,
+				o->kallsyms ? o->kallsyms : "/proc/kallsyms");
+			break;
+		case PM_SYM_KERNEL_RESTRICTED:
+			fprintf(stderr, "profileme %s: kernel addresses hidden (kernel.kptr_restrict); "
+					"kernel samples show as [unknown]\n", o->cmd);
+			break;
+		case PM_SYM_KERNEL_UNREADABLE:
+			fprintf(stderr, "profileme %s: kernel symbols unreadable (%s); kernel samples "
+					"show as [unknown]\n", o->cmd, o->kallsyms ? o->kallsyms : "/proc/kallsyms");
+			break;
+		default:
+			break;
+		}
+	}
+	*out = c;
+	return 0;
+}
+
+void rep_close(struct rep_ctx *c)
+{
+	if (!c)
+		return;
+	pm_sym_close(c->sym);
+	pm_raw_ctx_free(c->raw);
+	pm_file_close(c->f);
+	free(c->is_pm);
+	free(c->comms);
+	while (c->strs) {
+		struct rep_str *n = c->strs->next;
+
+		free(c->strs);
+		c->strs = n;
+	}
+	free(c);
+}
+
+pm_file *rep_file(struct rep_ctx *c) { return c->f; }
+pm_symbolizer *rep_symbolizer(struct rep_ctx *c) { return c->sym; }
+bool rep_is_synthetic(struct rep_ctx *c) { return c->synthetic; }
+uint64_t rep_bad_payloads(struct rep_ctx *c) { return c->bad_payloads; }
+uint64_t rep_lost(struct rep_ctx *c) { return c->lost; }
+const char *rep_arch(struct rep_ctx *c) { return c->arch; }
+
+bool rep_event_is_pm(struct rep_ctx *c, int i)
+{
+	return i >= 0 && (size_t)i < c->nr_attrs && c->is_pm[i];
+}
+
+const char *rep_event_name(struct rep_ctx *c, int i)
+{
+	const char *n = i >= 0 ? pm_file_event_name(c->f, (size_t)i) : NULL;
+
+	return n ? n : "?";
+}
+
+const char *rep_dso_path(struct rep_ctx *c, const char *dso, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s%s", c->o.symfs ? c->o.symfs : "", dso);
+	return buf;
+}
+
+/* ---- the loop ------------------------------------------------------ */
+
+static double rep_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void rep_side_record(struct rep_ctx *c, const struct pm_file_record *rec)
+{
+	struct pm_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.sz = sizeof(r);
+	if (pm_file_record_parse(c->f, rec, &r) < 0)
+		return;
+	switch (rec->type) {
+	case PM_RECORD_MMAP:
+	case PM_RECORD_MMAP2: {
+		char name[4096];
+		size_t n = r.mmap.filename_len < sizeof(name) - 1 ? r.mmap.filename_len :
+								     sizeof(name) - 1;
+
+		if (!c->sym || !r.mmap.len || (rec->misc & PM_RECORD_MISC_MMAP_DATA))
+			break;
+		memcpy(name, r.mmap.filename, n);
+		name[n] = 0;
+		pm_sym_add_map(c->sym, (int32_t)r.mmap.pid, r.mmap.addr, r.mmap.len, r.mmap.pgoff,
+			       name);
+		break;
+	}
+	case PM_RECORD_COMM:
+		if (c->sym && (rec->misc & PM_RECORD_MISC_COMM_EXEC) && r.comm.pid == r.comm.tid)
+			pm_sym_exec(c->sym, (int32_t)r.comm.pid);
+		rep_set_comm(c, r.comm.tid, rep_intern(c, r.comm.comm, r.comm.comm_len));
+		break;
+	case PM_RECORD_FORK: {
+		struct rep_comm *p = rep_comm_slot(c, r.task.ptid, false);
+
+		if (c->sym && r.task.pid != r.task.ppid)
+			pm_sym_fork(c->sym, (int32_t)r.task.ppid, (int32_t)r.task.pid);
+		if (p && p->comm)
+			rep_set_comm(c, r.task.tid, p->comm);
+		break;
+	}
+	case PM_RECORD_EXIT:
+		if (c->sym && r.task.pid == r.task.tid)
+			pm_sym_exit(c->sym, (int32_t)r.task.pid);
+		break;
+	case PM_RECORD_LOST:
+	case PM_RECORD_LOST_SAMPLES:
+		c->lost += r.lost.lost;
+		break;
+	default:
+		break;
+	}
+}
+
+static char rep_level(int cpumode)
+{
+	switch (cpumode) {
+	case PM_RECORD_MISC_KERNEL: return 'k';
+	case PM_RECORD_MISC_GUEST_KERNEL: return 'g';
+	case PM_RECORD_MISC_HYPERVISOR: return 'H';
+	default: return '.';
+	}
+}
+
+int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
+{
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	struct pm_file_info fi = { .sz = sizeof(fi) };
+	struct pm_sample smp;
+	struct rep_sample s;
+	bool tty = !c->o.quiet && isatty(2);
+	double t0 = tty ? rep_now() : 0, last = 0;
+	bool shown = false;
+	uint64_t nrec = 0;
+	int rc;
+
+	pm_file_get_info(c->f, &fi);
+	while ((rc = pm_file_next(c->f, &rec)) > 0) {
+		if (tty && !(++nrec & 0x3fff)) {
+			double t = rep_now();
+
+			if (t - t0 > 1.0 && t - last > 0.25) {
+				if (fi.file_size)
+					fprintf(stderr, "\rprofileme %s: %3.0f%% of %.1f MB", c->o.cmd,
+						100.0 * (double)rec.offset / (double)fi.file_size,
+						fi.file_size / 1048576.0);
+				else
+					fprintf(stderr, "\rprofileme %s: %.1f MB", c->o.cmd,
+						rec.offset / 1048576.0);
+				last = t;
+				shown = true;
+			}
+		}
+		if (rec.type != PM_RECORD_SAMPLE) {
+			if (rec.type < PM_RECORD_USER_TYPE_START)
+				rep_side_record(c, &rec);
+			continue;
+		}
+		memset(&smp, 0, sizeof(smp));
+		smp.sz = sizeof(smp);
+		if (pm_file_sample(c->f, &rec, &smp) < 0)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.event_idx = rec.attr_idx;
+		s.pid = smp.pid;
+		s.tid = smp.tid;
+		s.ip = s.addr = smp.ip;
+		s.period = 1;
+		if (smp.present & PM_SAMPLE_PERIOD) {
+			s.period = smp.period;
+		} else if (rec.attr_idx >= 0) {
+			/* A fixed period (-c) is not written in each sample. */
+			const struct pm_attr *at = pm_file_attr(c->f, (size_t)rec.attr_idx);
+
+			if (at && !(at->flags & PM_ATTR_FREQ) && at->sample_period)
+				s.period = at->sample_period;
+		}
+		s.cpumode = smp.misc & PM_RECORD_MISC_CPUMODE_MASK;
+		s.level = rep_level(s.cpumode);
+		s.comm = rep_get_comm(c, smp.tid);
+		if (rep_event_is_pm(c, rec.attr_idx) && (smp.present & PM_SAMPLE_RAW)) {
+			s.pm.sz = sizeof(s.pm);
+			if (pm_profileme_decode(smp.raw.data, smp.raw.size, &s.pm) == 0) {
+				uint64_t pc, ip;
+
+				s.is_pm = true;
+				if (pm_profileme_ips(&s.pm, smp.ip, &pc, &ip) == 1) {
+					s.skid = true;
+					s.skid_dist = (int64_t)(smp.ip - s.pm.pc);
+				}
+				s.addr = s.pm.pc;
+			} else {
+				s.pm_bad = true;
+				c->bad_payloads++;
+			}
+		}
+		s.sym = "[unknown]";
+		s.dso = "[unknown]";
+		s.dso_addr = s.addr;
+		if (s.is_pm && s.pm.pal) {
+			/* A physical PALcode address: no symbol table covers it. */
+			s.dso = "[PALcode]";
+			s.level = 'k';
+		} else if (c->sym) {
+			struct pm_sym_result r = { .sz = sizeof(r) };
+			uint32_t how = 0;
+			int mode = s.cpumode;
+
+			if (s.is_pm)
+				mode = s.pm.mode == PM_PROFILEME_MODE_KERNEL ? PM_RECORD_MISC_KERNEL :
+									       PM_RECORD_MISC_USER;
+			s.level = rep_level(mode);
+			if (mode == PM_RECORD_MISC_KERNEL || mode == PM_RECORD_MISC_GUEST_KERNEL)
+				how = PM_SYM_LOOKUP_KERNEL;
+			else if (mode == PM_RECORD_MISC_USER || mode == PM_RECORD_MISC_GUEST_USER)
+				how = PM_SYM_LOOKUP_USER;
+			if (pm_sym_lookup(c->sym, (int32_t)s.pid, s.addr, how, &r) == 0) {
+				s.sym = r.name ? r.name : "[unknown]";
+				s.dso = r.dso ? r.dso : "[unknown]";
+				s.dso_addr = r.dso_addr;
+				s.sym_start = r.sym_start;
+				s.sym_known = !(r.flags & PM_SYM_UNKNOWN);
+				if (r.flags & PM_SYM_NO_MAP)
+					s.dso_addr = s.addr;
+			}
+		} else if (s.level == 'k') {
+			s.dso = "[kernel.kallsyms]";
+		}
+		if (cb(user, &s))
+			break;
+	}
+	if (shown)
+		fprintf(stderr, "\r%*s\r", 60, "");
+	if (rc < 0) {
+		cli_error(c->o.cmd, "%s: %s", c->o.input, pm_errmsg());
+		return 1;
+	}
+	return 0;
+}
