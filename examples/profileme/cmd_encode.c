@@ -48,7 +48,10 @@ static void json_event(const pm_event *ev)
 	printf(", \"exclude_guest\": %d", !!(a.flags & PM_ATTR_EXCLUDE_GUEST));
 	printf(", \"exclude_idle\": %d", !!(a.flags & PM_ATTR_EXCLUDE_IDLE));
 	printf(", \"freq\": %d", !!(a.flags & PM_ATTR_FREQ));
-	if ((fl & PM_EVENT_PERIOD_SET) && !(a.flags & PM_ATTR_FREQ))
+	printf(", \"sample_type\": ");
+	cli_json_hex(stdout, a.sample_type);
+	printf(", \"bp_type\": %u", a.bp_type);
+	if ((fl & (PM_EVENT_PERIOD_SET | PM_EVENT_DEFAULT_PERIOD)) && !(a.flags & PM_ATTR_FREQ))
 		printf(", \"sample_period\": %llu", (unsigned long long)a.sample_period);
 	if ((fl & PM_EVENT_FREQ_SET) && (a.flags & PM_ATTR_FREQ))
 		printf(", \"sample_freq\": %llu", (unsigned long long)a.sample_period);
@@ -74,7 +77,11 @@ static void text_event(const pm_event *ev)
 		printf(" config2 0x%llx", (unsigned long long)a.config2);
 	if (a.config3)
 		printf(" config3 0x%llx", (unsigned long long)a.config3);
-	if (fl & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET))
+	if (a.bp_type)
+		printf(" bp_type %u", a.bp_type);
+	if (a.sample_type)
+		printf(" sample_type 0x%llx", (unsigned long long)a.sample_type);
+	if (fl & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET | PM_EVENT_DEFAULT_PERIOD))
 		printf(" %s %llu", (a.flags & PM_ATTR_FREQ) ? "freq" : "period",
 		       (unsigned long long)a.sample_period);
 	mods[0] = 0;

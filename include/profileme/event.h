@@ -15,6 +15,28 @@
  *     `emulation-faults`, `dummy`, `bpf-output`; optionally followed by
  *     `/terms/`;
  *   - raw `rNNN` or `r0xNNN` (hex config, PERF_TYPE_RAW);
+ *   - hardware cache events `<cache>[-<op>][-<result>]` (PERF_TYPE_HW_CACHE,
+ *     config = cache | op << 8 | result << 16) with perf's names: caches
+ *     `L1-dcache` (`l1-d`, `l1d`, `L1-data`), `L1-icache` (`l1-i`, `l1i`,
+ *     `L1-instruction`), `LLC` (`L2`), `dTLB` (`d-tlb`, `Data-TLB`), `iTLB`
+ *     (`i-tlb`, `Instruction-TLB`), `branch` (`bpu`, `btb`, `bpc`), `node`;
+ *     ops `load`(s)/`read`, `store`(s)/`write`, `prefetch`(es)/
+ *     `speculative-read`/`speculative-load` (default load); results
+ *     `refs`/`Reference`/`ops`/`access` (default) and `misses`/`miss`;
+ *     names are case-insensitive, and an op a cache lacks is refused
+ *     (L1-icache: load and prefetch; iTLB and branch: load).  Generic names
+ *     win (`branches`, `branch-misses` are PERF_TYPE_HARDWARE);
+ *   - tracepoints `sys:event` (PERF_TYPE_TRACEPOINT, config = the id in
+ *     `<tracefs>/events/<sys>/<event>/id`), with sample_period 1
+ *     (::PM_EVENT_DEFAULT_PERIOD) and PERF_SAMPLE_RAW, TIME, CPU and PERIOD
+ *     in sample_type, as perf sets them.  tracefs is $PROFILEME_TRACEFS when
+ *     set, else `<sysfs>/kernel/tracing` or `<sysfs>/kernel/debug/tracing`
+ *     with `<sysfs>` the root @p pmus were scanned from (`/sys` when @p pmus
+ *     is NULL).  No glob patterns;
+ *   - numeric `TYPE:CONFIG` (both decimal or 0x hex);
+ *   - breakpoints `mem:ADDR[/LEN][:rwx]` (PERF_TYPE_BREAKPOINT, bp_type from
+ *     r/w/x, default rw; bp_addr in config1, bp_len in config2, default 4,
+ *     or sizeof(long) for x; sample_period 1);
  *   - groups `{e1,e2}:mods`;
  *   - built-in terms `config=`, `config1=`, `config2=`, `config3=`,
  *     `period=`, `freq=`, `name=`;
@@ -78,7 +100,12 @@ enum pm_event_flag {
 	PM_EVENT_PERIOD_SET = 1 << 2,   /**< The string set `period=`. */
 	PM_EVENT_FREQ_SET = 1 << 3,     /**< The string set `freq=`. */
 	PM_EVENT_SAMPLE_READ = 1 << 4,  /**< `S`: sample the group's counts. */
-	PM_EVENT_GROUP_LEADER = 1 << 5  /**< Leader of a group of two or more. */
+	PM_EVENT_GROUP_LEADER = 1 << 5, /**< Leader of a group of two or more. */
+	/** The event type samples every event by default (tracepoints and
+	 *  breakpoints: sample_period 1 is in the attr, as perf sets it); a
+	 *  tool keeps that unless its user asks for another period.  Cleared
+	 *  when the string sets `period=` or `freq=`. @since 0.1 */
+	PM_EVENT_DEFAULT_PERIOD = 1 << 6
 };
 
 /**
@@ -90,6 +117,8 @@ enum pm_event_flag {
  * @param[out] err  optional; filled on failure (message and byte position)
  * @return 0, or a negative code: -PM_ERR_SYNTAX, -PM_ERR_NO_PMU,
  *         -PM_ERR_UNKNOWN_TERM, -PM_ERR_RANGE, -PM_ERR_PROFILEME, -EINVAL,
+ *         -ENOENT (no such tracepoint in tracefs), -PM_ERR_FORMAT (a
+ *         tracepoint id file that is not a number),
  *         -PM_ERR_STRUCT_SIZE (bad @p err size), -ENOMEM.
  * @since 0.1
  */
@@ -136,7 +165,10 @@ PM_API size_t pm_event_group(const pm_event *ev);
  *
  * With a PMU of the attr's type in @p pmus the config words are split into
  * that PMU's format fields (`cpu/event=0x3c,umask=0x1/uk`); otherwise
- * generic names, `rNNN`, or `pmu/config=..`.  Modifiers follow the attr's
+ * generic names, cache names (`LLC-load-misses`), `sys:event` for a
+ * tracepoint whose id is in tracefs (found as pm_event_parse() does, from
+ * @p pmus' root), `mem:0xADDR/LEN:rwx`, `rNNN`, `pmu/config=..`, or
+ * `TYPE:0xCONFIG` for a tracepoint, cache or breakpoint attr with no name.  Modifiers follow the attr's
  * exclude bits and precise_ip.
  * @param attr   the attr
  * @param pmus   optional PMUs for names and formats

@@ -39,4 +39,22 @@ PM_HIDDEN const char *pm__generic_name(uint32_t type, uint64_t config);
 /* The core PMU (the one that serves PERF_TYPE_HARDWARE/HW_CACHE/RAW), or NULL. */
 PM_HIDDEN const pm_pmu *pm__core_pmu(const pm_pmu_list *pmus);
 
+/* tracefs (lib/event/tracefs.c).  Paths are bounded by PATH_MAX_TRACEFS. */
+#define PATH_MAX_TRACEFS 1024
+/* The tracefs root: $PROFILEME_TRACEFS, else <sysfs_root>/kernel/tracing or
+ * <sysfs_root>/kernel/debug/tracing (sysfs_root NULL: "/sys").  buf gets the
+ * root found, or the first candidate when none has an events/ directory.
+ * Returns 0, -ENOENT (none found), -ENAMETOOLONG or -EINVAL; sets no message. */
+PM_HIDDEN int pm__tracefs_root(const char *sysfs_root, char *buf, size_t cap);
+/* The id in <tracefs>/events/<sys>/<ev>/id (decimal, optional newline).
+ * Returns 0, -errno of the read, -EINVAL (bad name or content), -ERANGE. */
+PM_HIDDEN int pm__tracepoint_id(const char *tracefs, const char *sys, size_t slen,
+				const char *ev, size_t elen, uint64_t *id);
+
+/* Hardware cache event names (lib/event/parse.c): "L1-dcache-load-misses" ->
+ * config (type | op << 8 | result << 16); 0 or -1 when not a cache name.
+ * pm__hw_cache_name() writes the canonical name of a config. */
+PM_HIDDEN int pm__hw_cache_parse(const char *s, size_t n, uint64_t *config);
+PM_HIDDEN bool pm__hw_cache_name(uint64_t config, char *buf, size_t cap);
+
 #endif /* PM_EVENT_INT_H */

@@ -10,11 +10,17 @@
  *     that is set is written bare), bits no format covers as `configN=0x..`
  *     written first (the parser applies config= before the fields);
  *   - PERF_TYPE_RAW without a PMU of type 4: `rHEX`;
+ *   - PERF_TYPE_HW_CACHE: `L1-dcache-load-misses`, `LLC-loads` (perf's names);
+ *   - PERF_TYPE_TRACEPOINT: `sys:event`, found by id in tracefs (a period of
+ *     1, the tracepoint default, is not written);
+ *   - PERF_TYPE_BREAKPOINT: `mem:0xADDR/LEN:rwx`;
+ *   - those three when they cannot be named: `TYPE:0xCONFIG`;
  *   - then `:mods` (generic and raw) or `mods` right after the PMU's closing
  *     '/': u/k/h when some but not all of exclude_user/kernel/hv are set
  *     (all three set cannot be written in perf's syntax and is dropped),
  *     G/H likewise, I, p repeated precise_ip times, D, e.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -151,11 +157,56 @@ static void format_plain(struct pm__buf *b, const struct pm_attr *a, const char 
 	mods(b, a, true);
 }
 
+/* The tracepoint of a given id, as "sys:event", by scanning tracefs. */
+static bool tracepoint_name(const pm_pmu_list *pmus, uint64_t id, struct pm__buf *b)
+{
+	char root[PATH_MAX_TRACEFS], path[PATH_MAX_TRACEFS + 16];
+	DIR *d;
+	struct dirent *sd;
+	bool found = false;
+
+	if (pm__tracefs_root(pmus ? pm_pmu_list_root(pmus) : NULL, root, sizeof(root)))
+		return false;
+	snprintf(path, sizeof(path), "%s/events", root);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (!found && (sd = readdir(d))) {
+		char sub[PATH_MAX_TRACEFS + 300];
+		DIR *e;
+		struct dirent *ed;
+
+		if (sd->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, sd->d_name);
+		e = opendir(sub);
+		if (!e)
+			continue;
+		while ((ed = readdir(e))) {
+			uint64_t v;
+
+			if (ed->d_name[0] == '.')
+				continue;
+			if (pm__tracepoint_id(root, sd->d_name, strlen(sd->d_name), ed->d_name,
+					      strlen(ed->d_name), &v) == 0 && v == id) {
+				pm__buf_printf(b, "%s:%s", sd->d_name, ed->d_name);
+				found = true;
+				break;
+			}
+		}
+		closedir(e);
+	}
+	closedir(d);
+	return found;
+}
+
 int pm_attr_format(const struct pm_attr *attr, const pm_pmu_list *pmus, char *buf, size_t cap)
 {
 	struct pm__buf b = { 0 };
 	const char *gen = NULL;
 	const pm_pmu *pmu = NULL;
+	struct pm__buf tp = { 0 };
+	char cname[64];
 	int rc = 0, len;
 
 	if (!attr || (!buf && cap))
@@ -164,8 +215,34 @@ int pm_attr_format(const struct pm_attr *attr, const pm_pmu_list *pmus, char *bu
 		gen = pm__generic_name(attr->type, attr->config);
 	if (!gen && pmus)
 		pmu = pm_pmu_find_by_type(pmus, attr->type);
+	if (pmu && (attr->type == PM_TYPE_TRACEPOINT || attr->type == PM_TYPE_BREAKPOINT ||
+		    attr->type == PM_TYPE_HW_CACHE) && !pm_pmu_format_count(pmu))
+		pmu = NULL; /* tracepoint/breakpoint PMUs have no formats: use the names */
 	if (gen) {
 		format_plain(&b, attr, gen);
+	} else if (attr->type == PM_TYPE_HW_CACHE &&
+		   pm__hw_cache_name(attr->config, cname, sizeof(cname))) {
+		format_plain(&b, attr, cname);
+	} else if (attr->type == PM_TYPE_TRACEPOINT && tracepoint_name(pmus, attr->config, &tp)) {
+		struct pm_attr a = *attr;
+
+		if (a.sample_period == 1 && !(a.flags & PM_ATTR_FREQ))
+			a.sample_period = 0; /* the default of a tracepoint */
+		format_plain(&b, &a, tp.data);
+	} else if (attr->type == PM_TYPE_BREAKPOINT && !attr->config && !attr->config3 &&
+		   attr->bp_type && attr->bp_type <= 7 && attr->config2) {
+		struct pm_attr a = *attr;
+		char bp[64];
+		int n = snprintf(bp, sizeof(bp), "mem:0x%llx/%llu:%s%s%s",
+				 (unsigned long long)attr->config1,
+				 (unsigned long long)attr->config2, (attr->bp_type & 1) ? "r" : "",
+				 (attr->bp_type & 2) ? "w" : "", (attr->bp_type & 4) ? "x" : "");
+
+		(void)n;
+		a.config1 = a.config2 = 0;
+		if (a.sample_period == 1 && !(a.flags & PM_ATTR_FREQ))
+			a.sample_period = 0;
+		format_plain(&b, &a, bp);
 	} else if (pmu) {
 		rc = format_pmu(&b, attr, pmu);
 	} else if (attr->type == PM_TYPE_RAW) {
@@ -173,11 +250,19 @@ int pm_attr_format(const struct pm_attr *attr, const pm_pmu_list *pmus, char *bu
 
 		snprintf(raw, sizeof(raw), "r%llx", (unsigned long long)attr->config);
 		format_plain(&b, attr, raw);
+	} else if (attr->type == PM_TYPE_TRACEPOINT || attr->type == PM_TYPE_HW_CACHE ||
+		   attr->type == PM_TYPE_BREAKPOINT) {
+		char num[40];
+
+		snprintf(num, sizeof(num), "%u:0x%llx", attr->type,
+			 (unsigned long long)attr->config);
+		format_plain(&b, attr, num);
 	} else {
 		rc = pm__err(PM_ERR_NO_PMU,
 			     "attr type %u config 0x%llx: no generic name and no PMU of that type",
 			     attr->type, (unsigned long long)attr->config);
 	}
+	pm__buf_free(&tp);
 	if (!rc && !b.data)
 		rc = pm__err(ENOMEM, "out of memory");
 	if (rc) {

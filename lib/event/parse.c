@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "event_int.h"
 
@@ -66,6 +67,102 @@ const char *pm__generic_name(uint32_t type, uint64_t config)
 		if (pm_generic[i].type == type && pm_generic[i].config == config)
 			return pm_generic[i].name;
 	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hardware cache events: <type>[-<op>][-<result>] (perf's name tables) */
+
+#define HWC_NAMES 5
+static const char *const hwc_type[][HWC_NAMES] = {
+	{ "L1-dcache", "l1-d", "l1d", "L1-data", NULL },
+	{ "L1-icache", "l1-i", "l1i", "L1-instruction", NULL },
+	{ "LLC", "L2", NULL },
+	{ "dTLB", "d-tlb", "Data-TLB", NULL },
+	{ "iTLB", "i-tlb", "Instruction-TLB", NULL },
+	{ "branch", "branches", "bpu", "btb", "bpc" },
+	{ "node", NULL },
+};
+/* [0] is the singular used with "-misses", [1] the plural used alone. */
+static const char *const hwc_op[][HWC_NAMES] = {
+	{ "load", "loads", "read", NULL },
+	{ "store", "stores", "write", NULL },
+	{ "prefetch", "prefetches", "speculative-read", "speculative-load", NULL },
+};
+static const char *const hwc_result[][HWC_NAMES] = {
+	{ "refs", "Reference", "ops", "access", NULL },
+	{ "misses", "miss", NULL },
+};
+/* Which ops each cache type has (bit = op), as perf's validity table. */
+static const unsigned hwc_valid_ops[] = { 7, 5, 7, 7, 1, 1, 7 };
+
+/* The longest name of table[] that [s, s+n) starts with, followed by the
+ * end or '-'.  Returns the row, or -1; *used gets the name's length. */
+static int hwc_match(const char *const (*table)[HWC_NAMES], size_t rows, const char *s,
+		     size_t n, size_t *used)
+{
+	int best = -1;
+
+	*used = 0;
+	for (size_t r = 0; r < rows; r++) {
+		for (size_t k = 0; k < HWC_NAMES && table[r][k]; k++) {
+			size_t l = strlen(table[r][k]);
+
+			if (l > n || l <= *used || strncasecmp(s, table[r][k], l) != 0)
+				continue;
+			if (l < n && s[l] != '-')
+				continue;
+			best = (int)r;
+			*used = l;
+		}
+	}
+	return best;
+}
+
+int pm__hw_cache_parse(const char *s, size_t n, uint64_t *config)
+{
+	int type, op = -1, result = -1;
+	size_t used, i;
+
+	type = hwc_match(hwc_type, PM_ARRAY_SIZE(hwc_type), s, n, &used);
+	if (type < 0)
+		return -1;
+	i = used;
+	while (i < n) {
+		int r;
+
+		i++; /* '-' */
+		if (op < 0 && (r = hwc_match(hwc_op, PM_ARRAY_SIZE(hwc_op), s + i, n - i, &used)) >= 0) {
+			op = r;
+		} else if (result < 0 && (r = hwc_match(hwc_result, PM_ARRAY_SIZE(hwc_result), s + i,
+							 n - i, &used)) >= 0) {
+			result = r;
+		} else {
+			return -1;
+		}
+		i += used;
+	}
+	if (op < 0)
+		op = 0;   /* load */
+	if (result < 0)
+		result = 0; /* access */
+	if (!(hwc_valid_ops[type] & (1u << op)))
+		return -2;
+	*config = (uint64_t)type | (uint64_t)op << 8 | (uint64_t)result << 16;
+	return 0;
+}
+
+bool pm__hw_cache_name(uint64_t config, char *buf, size_t cap)
+{
+	uint64_t type = config & 0xff, op = (config >> 8) & 0xff, result = (config >> 16) & 0xff;
+
+	if ((config >> 24) || type >= PM_ARRAY_SIZE(hwc_type) || op >= PM_ARRAY_SIZE(hwc_op) ||
+	    result >= PM_ARRAY_SIZE(hwc_result) || !(hwc_valid_ops[type] & (1u << op)))
+		return false;
+	if (result == 1)
+		snprintf(buf, cap, "%s-%s-%s", hwc_type[type][0], hwc_op[op][0], hwc_result[1][0]);
+	else
+		snprintf(buf, cap, "%s-%s", hwc_type[type][0], hwc_op[op][1]);
+	return true;
 }
 
 const pm_pmu *pm__core_pmu(const pm_pmu_list *pmus)
@@ -622,7 +719,8 @@ out:
 /* Generic or raw event with (built-in) terms. */
 static int build_plain_event(struct parser *p, struct pm_event *ev, const struct terms *ts)
 {
-	uint64_t words[4] = { ev->attr.config, 0, 0, 0 };
+	uint64_t words[4] = { ev->attr.config, ev->attr.config1, ev->attr.config2,
+			      ev->attr.config3 };
 
 	for (size_t i = 0; i < ts->n; i++) {
 		const struct term *t = &ts->t[i];
@@ -813,6 +911,202 @@ static uint64_t pmu_key(const struct parser *p, const struct pm_event *ev)
 	return ev->attr.type;
 }
 
+/* ------------------------------------------------------------------ */
+/* Forms with a ':' that does not start modifiers                      */
+
+static bool all_modifier_letters(const char *s, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!strchr("ukhGHIpPSDe", s[k]) || !s[k])
+			return false;
+	return n > 0;
+}
+
+/* `TYPE:CONFIG`, `mem:ADDR[/LEN][:rwx]` or `sys:event`, with p->i at the ':'
+ * after the first identifier.  Fills *a and *eflags and moves p->i past the
+ * form; *handled false means "not one of these" (p->i is left alone). */
+static int parse_colon_form(struct parser *p, size_t start, const char *ident, size_t nlen,
+			    struct pm_attr *a, unsigned *eflags, bool *handled)
+{
+	size_t tstart = p->i + 1, j = tstart, tlen;
+	uint64_t v, num;
+
+	*handled = false;
+	*eflags = 0;
+	while (j < p->len && is_ident_char(p->s[j]))
+		j++;
+	tlen = j - tstart;
+	pm_attr_init(a);
+
+	/* TYPE:CONFIG (decimal or 0x hex) */
+	if (parse_u64(ident, nlen, &v) == 0 && tlen && parse_u64(p->s + tstart, tlen, &num) == 0) {
+		*handled = true;
+		if (v > UINT32_MAX)
+			return perr(p, start, PM_ERR_RANGE, "type %.*s does not fit in 32 bits",
+				    (int)nlen, ident);
+		a->type = (uint32_t)v;
+		a->config = num;
+		p->i = j;
+		return 0;
+	}
+
+	/* mem:ADDR[/LEN][:rwx] */
+	if (nlen == 3 && !memcmp(ident, "mem", 3)) {
+		uint64_t len = 0;
+		unsigned bp = 0;
+		int rc;
+
+		*handled = true;
+		rc = parse_u64(p->s + tstart, tlen, &num);
+		if (rc)
+			return perr(p, tstart, rc == -ERANGE ? PM_ERR_RANGE : PM_ERR_SYNTAX,
+				    "mem: needs an address (mem:ADDR[/LEN][:rwx])");
+		p->i = j;
+		if (p->i < p->len && p->s[p->i] == '/') {
+			size_t ls = ++p->i;
+
+			while (p->i < p->len && is_ident_char(p->s[p->i]))
+				p->i++;
+			rc = parse_u64(p->s + ls, p->i - ls, &len);
+			if (rc || !len)
+				return perr(p, ls, PM_ERR_SYNTAX,
+					    "mem: the length after '/' must be a non-zero number");
+		}
+		if (p->i < p->len && p->s[p->i] == ':') {
+			size_t ks = p->i + 1, k = ks;
+
+			while (k < p->len && (p->s[k] == 'r' || p->s[k] == 'w' || p->s[k] == 'x'))
+				k++;
+			if (k > ks && (k == p->len || !is_ident_char(p->s[k]))) {
+				for (size_t q = ks; q < k; q++) {
+					unsigned bit = p->s[q] == 'r' ? 1 : p->s[q] == 'w' ? 2 : 4;
+
+					if (bp & bit)
+						return perr(p, q, PM_ERR_SYNTAX,
+							    "breakpoint type '%c' given twice", p->s[q]);
+					bp |= bit;
+				}
+				p->i = k;
+			}
+		}
+		if (!bp)
+			bp = 3; /* rw */
+		if (!len)
+			len = bp == 4 ? sizeof(long) : 4;
+		a->type = PM_TYPE_BREAKPOINT;
+		a->bp_type = bp;
+		a->config1 = num; /* bp_addr */
+		a->config2 = len; /* bp_len */
+		a->sample_period = 1;
+		*eflags = PM_EVENT_DEFAULT_PERIOD;
+		return 0;
+	}
+
+	/* sys:event (tracepoint) */
+	{
+		char root[PATH_MAX_TRACEFS];
+		uint64_t cfg;
+		int rc;
+
+		if (!tlen || pm__generic_find(ident, nlen) || pm__hw_cache_parse(ident, nlen, &cfg) != -1 ||
+		    parse_raw(ident, nlen, &cfg))
+			return 0;
+		int rrc = pm__tracefs_root(p->pmus ? pm_pmu_list_root(p->pmus) : NULL, root,
+					   sizeof(root));
+
+		rc = rrc ? rrc : pm__tracepoint_id(root, ident, nlen, p->s + tstart, tlen, &num);
+		if (rc) {
+			if (all_modifier_letters(p->s + tstart, tlen))
+				return 0; /* `name:mods`: an unknown name, reported by the caller */
+			*handled = true;
+			if (rc == -EINVAL || rc == -ERANGE)
+				return perr(p, start, PM_ERR_FORMAT,
+					    "tracepoint '%.*s:%.*s': %s/events/%.*s/%.*s/id is not a "
+					    "decimal id",
+					    (int)nlen, ident, (int)tlen, p->s + tstart, root, (int)nlen,
+					    ident, (int)tlen, p->s + tstart);
+			if (rrc)
+				return perr(p, start, ENOENT,
+					    "unknown event or tracepoint '%.*s:%.*s': no tracefs at %s "
+					    "(nor under kernel/debug/tracing; set PROFILEME_TRACEFS, or "
+					    "mount -t tracefs nodev /sys/kernel/tracing)",
+					    (int)nlen, ident, (int)tlen, p->s + tstart,
+					    root[0] ? root : "(path too long)");
+			return perr(p, start, ENOENT,
+				    "unknown event or tracepoint '%.*s:%.*s' (%s/events/%.*s/%.*s/id: %s)",
+				    (int)nlen, ident, (int)tlen, p->s + tstart, root, (int)nlen, ident,
+				    (int)tlen, p->s + tstart, pm_strerror(rc));
+		}
+		*handled = true;
+		a->type = PM_TYPE_TRACEPOINT;
+		a->config = num;
+		a->sample_period = 1;
+		/* as perf's tracepoint events: the raw record, time, cpu and period */
+		a->sample_type |= PM_SAMPLE_RAW | PM_SAMPLE_TIME | PM_SAMPLE_CPU | PM_SAMPLE_PERIOD;
+		*eflags = PM_EVENT_DEFAULT_PERIOD;
+		p->i = j;
+		return 0;
+	}
+}
+
+static bool at_end_of_event(const struct parser *p, bool in_group);
+
+/* The rest of a colon form: optional /terms/ and :mods, then the event. */
+static int parse_special_tail(struct parser *p, bool in_group, size_t start,
+			      const struct pm_attr *a, unsigned eflags)
+{
+	struct terms ts = { 0 };
+	size_t mpos = 0, mn = 0;
+	struct pm_event *ev;
+	int rc = 0;
+
+	if (p->i < p->len && p->s[p->i] == '/') {
+		p->i++;
+		rc = parse_terms(p, &ts);
+		if (rc)
+			goto out;
+		p->i++; /* the closing '/' */
+		if (p->i < p->len && p->s[p->i] == ':')
+			p->i++;
+		rc = read_mods(p, &mpos, &mn, p->s[p->i - 1] == ':');
+	} else if (p->i < p->len && p->s[p->i] == ':') {
+		p->i++;
+		rc = read_mods(p, &mpos, &mn, true);
+	}
+	if (rc)
+		goto out;
+	if (!at_end_of_event(p, in_group)) {
+		rc = perr(p, p->i, PM_ERR_SYNTAX, "unexpected '%c' after event '%.*s'", p->s[p->i],
+			  (int)(p->i - start), p->s + start);
+		goto out;
+	}
+	ev = list_add(p->list);
+	if (!ev) {
+		rc = perr(p, start, ENOMEM, "out of memory");
+		goto out;
+	}
+	ev->attr = *a;
+	ev->attr.size = PM_ATTR_SIZE_KNOWN;
+	ev->pos = start;
+	ev->group = p->list->n - 1;
+	ev->flags = eflags;
+	ev->str = pm__strndup(p->s + start, p->i - start);
+	if (!ev->str) {
+		rc = perr(p, start, ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = build_plain_event(p, ev, &ts);
+	if (rc)
+		goto out;
+	if (ev->flags & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET))
+		ev->flags &= ~(unsigned)PM_EVENT_DEFAULT_PERIOD;
+	if (mn)
+		rc = apply_mods(p, ev, mpos, mn);
+out:
+	free(ts.t);
+	return rc;
+}
+
 static bool at_end_of_event(const struct parser *p, bool in_group)
 {
 	return p->i >= p->len || p->s[p->i] == ',' || (in_group && p->s[p->i] == '}');
@@ -829,7 +1123,7 @@ static int parse_event(struct parser *p, bool in_group)
 	const struct pm__generic *gen;
 	uint64_t raw;
 	char ident[128];
-	int rc;
+	int rc, hwc;
 
 	while (p->i < p->len && is_ident_char(p->s[p->i]))
 		p->i++;
@@ -843,6 +1137,16 @@ static int parse_event(struct parser *p, bool in_group)
 		return perr(p, start, PM_ERR_SYNTAX, "event name too long");
 	memcpy(ident, name, nlen);
 	ident[nlen] = 0;
+
+	if (p->i < p->len && p->s[p->i] == ':') {
+		struct pm_attr a;
+		unsigned eflags;
+		bool handled;
+
+		rc = parse_colon_form(p, start, ident, nlen, &a, &eflags, &handled);
+		if (handled)
+			return rc ? rc : parse_special_tail(p, in_group, start, &a, eflags);
+	}
 
 	if (p->i < p->len && p->s[p->i] == '/') {
 		slash = true;
@@ -892,6 +1196,17 @@ static int parse_event(struct parser *p, bool in_group)
 		ev->attr.type = gen->type;
 		ev->attr.config = gen->config;
 		rc = build_plain_event(p, ev, &ts);
+	} else if ((hwc = pm__hw_cache_parse(name, nlen, &raw)) != -1) {
+		if (hwc == -2) {
+			rc = perr(p, start, PM_ERR_SYNTAX,
+				  "cache event '%s': this cache has no such operation (L1-icache: "
+				  "load, prefetch; iTLB, branch: load only)",
+				  ident);
+		} else {
+			ev->attr.type = PM_TYPE_HW_CACHE;
+			ev->attr.config = raw;
+			rc = build_plain_event(p, ev, &ts);
+		}
 	} else if (parse_raw(name, nlen, &raw)) {
 		ev->attr.type = PM_TYPE_RAW;
 		ev->attr.config = raw;

@@ -857,6 +857,216 @@ START_TEST(test_fixture_intel_uncore)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------------ */
+/* Hardware cache, tracepoints, TYPE:CONFIG, breakpoints                */
+
+START_TEST(test_hw_cache)
+{
+	/* config = cache | op << 8 | result << 16 (perf's numbering) */
+	static const struct {
+		const char *s;
+		uint64_t config;
+	} ok[] = {
+		{ "L1-dcache-load-misses", 0x10000 },  { "L1-dcache-loads", 0x0 },
+		{ "L1-dcache-stores", 0x100 },         { "L1-dcache-store-misses", 0x10100 },
+		{ "L1-dcache-prefetches", 0x200 },     { "L1-dcache", 0x0 },
+		{ "L1-dcache-misses", 0x10000 },       { "l1d-read-miss", 0x10000 },
+		{ "L1-data-write-access", 0x100 },     { "L1-icache-load-misses", 0x10001 },
+		{ "l1i-prefetches", 0x201 },           { "LLC-loads", 0x2 },
+		{ "LLC-load-misses", 0x10002 },        { "L2-stores", 0x102 },
+		{ "LLC-prefetch-misses", 0x10202 },    { "dTLB-load-misses", 0x10003 },
+		{ "d-tlb-stores", 0x103 },             { "Data-TLB-store-misses", 0x10103 },
+		{ "iTLB-loads", 0x4 },                 { "iTLB-load-misses", 0x10004 },
+		{ "i-tlb-misses", 0x10004 },           { "branch-loads", 0x5 },
+		{ "branch-load-misses", 0x10005 },     { "bpu-misses", 0x10005 },
+		{ "btb-loads", 0x5 },                  { "node-loads", 0x6 },
+		{ "node-store-misses", 0x10106 },      { "LLC-speculative-read-misses", 0x10202 },
+		{ "dtlb-LOAD-MISSES", 0x10003 },       { "L1-dcache-misses-loads", 0x10000 },
+	};
+	struct pm_attr a;
+
+	for (size_t i = 0; i < PM_ARRAY_SIZE(ok); i++) {
+		a = attr_of(NULL, ok[i].s);
+		ck_assert_msg(a.type == PM_TYPE_HW_CACHE, "%s: type %u", ok[i].s, a.type);
+		ck_assert_msg(a.config == ok[i].config, "%s: config 0x%llx want 0x%llx", ok[i].s,
+			      (unsigned long long)a.config, (unsigned long long)ok[i].config);
+	}
+	/* generic names win */
+	a = attr_of(NULL, "branches");
+	ck_assert_uint_eq(a.type, PM_TYPE_HARDWARE);
+	a = attr_of(NULL, "branch-misses");
+	ck_assert_uint_eq(a.type, PM_TYPE_HARDWARE);
+	/* modifiers and terms */
+	a = attr_of(NULL, "LLC-load-misses:u");
+	ck_assert_uint_eq(a.config, 0x10002);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL) && !HAS(a, PM_ATTR_EXCLUDE_USER));
+	a = attr_of(NULL, "dTLB-load-misses/period=1000/k");
+	ck_assert_uint_eq(a.sample_period, 1000);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_USER));
+	/* ops a cache lacks, unknown and repeated parts */
+	expect_err(NULL, "L1-icache-stores", PM_ERR_SYNTAX, 0);
+	expect_err(NULL, "iTLB-prefetches", PM_ERR_SYNTAX, 0);
+	expect_err(NULL, "cycles,branch-stores", PM_ERR_SYNTAX, 7);
+	expect_err(NULL, "L1-dcache-load-bogus", PM_ERR_SYNTAX, 0);
+	expect_err(NULL, "L1-dcache-load-store", PM_ERR_SYNTAX, 0);
+	expect_err(NULL, "L1-dcache-misses-refs", PM_ERR_SYNTAX, 0);
+	expect_err(NULL, "L1-dcachex", PM_ERR_SYNTAX, 0);
+}
+END_TEST
+
+static pm_pmu_list *tracing_tree(void)
+{
+	pm_pmu_list *pmus = NULL;
+
+	ck_assert_int_eq(pm_pmu_scan(&pmus, PM_FIXTURES "/sysfs/tracing"), 0);
+	return pmus;
+}
+
+START_TEST(test_tracepoint)
+{
+	pm_pmu_list *pmus;
+	struct pm_attr a;
+	uint64_t st = PM_SAMPLE_RAW | PM_SAMPLE_TIME | PM_SAMPLE_CPU | PM_SAMPLE_PERIOD;
+
+	unsetenv("PROFILEME_TRACEFS");
+	pmus = tracing_tree();
+	/* ids from the fixture's events/<sys>/<event>/id files */
+	a = attr_of(pmus, "sched:sched_switch");
+	ck_assert_uint_eq(a.type, PM_TYPE_TRACEPOINT);
+	ck_assert_uint_eq(a.config, 372);
+	ck_assert_uint_eq(a.sample_period, 1);
+	ck_assert(!HAS(a, PM_ATTR_FREQ));
+	ck_assert_uint_eq(a.sample_type & st, st);
+	ck_assert_uint_eq(flags_of(0) & (PM_EVENT_DEFAULT_PERIOD | PM_EVENT_PERIOD_SET),
+			  PM_EVENT_DEFAULT_PERIOD);
+	ck_assert_str_eq(pm_event_string(pm_event_list_get(list, 0)), "sched:sched_switch");
+	ck_assert_ptr_null(pm_event_pmu(pm_event_list_get(list, 0)));
+
+	a = attr_of(pmus, "sched:sched_wakeup/period=10,name=wake/");
+	ck_assert_uint_eq(a.config, 374);
+	ck_assert_uint_eq(a.sample_period, 10);
+	ck_assert_uint_eq(flags_of(0) & (PM_EVENT_DEFAULT_PERIOD | PM_EVENT_PERIOD_SET),
+			  PM_EVENT_PERIOD_SET);
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 0)), "wake");
+
+	a = attr_of(pmus, "irq:irq_handler_entry:k");
+	ck_assert_uint_eq(a.config, 225);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_USER) && !HAS(a, PM_ATTR_EXCLUDE_KERNEL));
+
+	/* in lists and groups, next to other events */
+	ck_assert_int_eq(parse(pmus, "cycles:u,sched:sched_process_exec,{task-clock,sched:sched_switch}"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 4);
+	pm_event_attr(pm_event_list_get(list, 1), &a);
+	ck_assert_uint_eq(a.config, 365);
+	pm_event_attr(pm_event_list_get(list, 3), &a);
+	ck_assert_uint_eq(a.config, 372);
+	ck_assert_uint_eq(pm_event_group(pm_event_list_get(list, 3)), 2);
+
+	/* errors: no such event, a bad id file, a missing id file, unsafe names */
+	expect_err(pmus, "sched:nosuch", ENOENT, 0);
+	ck_assert_ptr_nonnull(strstr(err.message, "sched/nosuch/id"));
+	expect_err(pmus, "cycles,bad:junkid", PM_ERR_FORMAT, 7);
+	expect_err(pmus, "bad:noid", ENOENT, 0);
+	expect_err(pmus, "..:sched", ENOENT, 0);
+	expect_err(pmus, "sched:..", ENOENT, 0);
+	expect_err(pmus, "sched:sched_switch/bogus=1/", PM_ERR_UNKNOWN_TERM, 19);
+	expect_err(pmus, "sched:sched_switch:q", PM_ERR_SYNTAX, 19);
+	/* `name:mods` with an unknown name stays an unknown-event error */
+	expect_err(pmus, "foo:u", PM_ERR_SYNTAX, 0);
+
+	/* $PROFILEME_TRACEFS overrides the root */
+	setenv("PROFILEME_TRACEFS", PM_FIXTURES "/sysfs/tracing/kernel/tracing", 1);
+	a = attr_of(NULL, "sched:sched_switch");
+	ck_assert_uint_eq(a.config, 372);
+	setenv("PROFILEME_TRACEFS", PM_FIXTURES "/sysfs/intel", 1);
+	expect_err(NULL, "sched:sched_switch", ENOENT, 0);
+	ck_assert_ptr_nonnull(strstr(err.message, "no tracefs"));
+	unsetenv("PROFILEME_TRACEFS");
+	pm_pmu_list_free(pmus);
+
+	/* a tree without tracefs: a clear error, never the host's tracefs */
+	ck_assert_int_eq(pm_pmu_scan(&pmus, PM_FIXTURES "/sysfs/intel"), 0);
+	expect_err(pmus, "sched:sched_switch", ENOENT, 0);
+	ck_assert_ptr_nonnull(strstr(err.message, "intel/kernel/tracing"));
+	pm_pmu_list_free(pmus);
+}
+END_TEST
+
+START_TEST(test_numeric_and_breakpoint)
+{
+	struct pm_attr a;
+
+	a = attr_of(NULL, "1:1");
+	ck_assert_uint_eq(a.type, 1);
+	ck_assert_uint_eq(a.config, 1);
+	a = attr_of(NULL, "4:0x3c:u");
+	ck_assert_uint_eq(a.type, 4);
+	ck_assert_uint_eq(a.config, 0x3c);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL));
+	a = attr_of(NULL, "0x10:7/config1=3,period=5/");
+	ck_assert_uint_eq(a.type, 16);
+	ck_assert_uint_eq(a.config, 7);
+	ck_assert_uint_eq(a.config1, 3);
+	ck_assert_uint_eq(a.sample_period, 5);
+	expect_err(NULL, "4294967296:1", PM_ERR_RANGE, 0);
+
+	a = attr_of(NULL, "mem:0x1000");
+	ck_assert_uint_eq(a.type, PM_TYPE_BREAKPOINT);
+	ck_assert_uint_eq(a.bp_type, 3);
+	ck_assert_uint_eq(a.config1, 0x1000);
+	ck_assert_uint_eq(a.config2, 4);
+	ck_assert_uint_eq(a.sample_period, 1);
+	ck_assert(flags_of(0) & PM_EVENT_DEFAULT_PERIOD);
+	a = attr_of(NULL, "mem:4096/8:w");
+	ck_assert_uint_eq(a.bp_type, 2);
+	ck_assert_uint_eq(a.config1, 4096);
+	ck_assert_uint_eq(a.config2, 8);
+	a = attr_of(NULL, "mem:0x400000:x:u");
+	ck_assert_uint_eq(a.bp_type, 4);
+	ck_assert_uint_eq(a.config2, sizeof(long));
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL));
+	a = attr_of(NULL, "mem:0x10:rw,cycles");
+	ck_assert_uint_eq(a.bp_type, 3);
+	ck_assert_uint_eq(pm_event_list_count(list), 2);
+	expect_err(NULL, "mem:zz", PM_ERR_SYNTAX, 4);
+	expect_err(NULL, "mem:0x10/0", PM_ERR_SYNTAX, 9);
+	expect_err(NULL, "mem:0x10:rr", PM_ERR_SYNTAX, 10);
+}
+END_TEST
+
+/* Canonical strings of the new kinds parse back to the same attr. */
+START_TEST(test_format_new_kinds)
+{
+	static const char *const in[] = { "L1-dcache-load-misses", "LLC-loads:u",
+					   "dTLB-store-misses/period=7/", "sched:sched_switch",
+					   "sched:sched_wakeup/period=3/k", "mem:0x1000/8:w",
+					   "mem:0x2000:x:u", "3:0x7", "2:0x9999" };
+	static const char *const want[] = { "L1-dcache-load-misses", "LLC-loads:u",
+					     "dTLB-store-misses/period=7/", "sched:sched_switch",
+					     "sched:sched_wakeup/period=3/:k", "mem:0x1000/8:w",
+					     NULL, "3:0x7", "2:0x9999" };
+	pm_pmu_list *pmus;
+	char buf[256];
+
+	unsetenv("PROFILEME_TRACEFS");
+	pmus = tracing_tree();
+	for (size_t i = 0; i < PM_ARRAY_SIZE(in); i++) {
+		struct pm_attr a = attr_of(pmus, in[i]), b;
+
+		ck_assert_int_gt(pm_attr_format(&a, pmus, buf, sizeof(buf)), 0);
+		if (want[i])
+			ck_assert_msg(!strcmp(buf, want[i]), "%s -> %s, want %s", in[i], buf, want[i]);
+		b = attr_of(pmus, buf);
+		ck_assert_msg(a.type == b.type && a.config == b.config && a.config1 == b.config1 &&
+				      a.config2 == b.config2 && a.bp_type == b.bp_type &&
+				      a.sample_period == b.sample_period && a.flags == b.flags,
+			      "%s -> %s does not round-trip", in[i], buf);
+	}
+	pm_pmu_list_free(pmus);
+}
+END_TEST
+
 static Suite *event_suite(void)
 {
 	Suite *s = suite_create("event");
@@ -883,6 +1093,10 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_fixture_amd_split);
 	tcase_add_test(tc, test_fixture_alpha_profileme);
 	tcase_add_test(tc, test_fixture_intel_uncore);
+	tcase_add_test(tc, test_hw_cache);
+	tcase_add_test(tc, test_tracepoint);
+	tcase_add_test(tc, test_numeric_and_breakpoint);
+	tcase_add_test(tc, test_format_new_kinds);
 	suite_add_tcase(s, tc);
 	return s;
 }
