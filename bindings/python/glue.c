@@ -53,7 +53,8 @@ static void *pmpy_raise(int err, const char *what)
 	if (detail && *detail)
 		exc = PyObject_CallFunction(pmpy_Error, "is", err, detail);
 	else
-		exc = PyObject_CallFunction(pmpy_Error, "is(s)", err, pm_strerror(err), what);
+		exc = PyObject_CallFunction(pmpy_Error, "iN", err,
+					    PyUnicode_FromFormat("%s: %s", what, pm_strerror(-err)));
 	if (exc) {
 		PyErr_SetObject(pmpy_Error, exc);
 		Py_DECREF(exc);
@@ -1009,8 +1010,9 @@ pmpy_session *pmpy_session_new(PyObject *events, long long period, long long fre
 				a.flags |= PM_ATTR_FREQ;
 			}
 			err = pm_evlist_add(s->el, &a, pm_event_name(ev), -1);
-			if (err)
+			if (err < 0)
 				break;
+			err = 0;
 		}
 		pm_event_list_free(list);
 		Py_DECREF(item);
@@ -1049,7 +1051,7 @@ pmpy_session *pmpy_session_new(PyObject *events, long long period, long long fre
 			}
 		}
 		err = pm_evlist_prepare_command(s->el, argv);
-		if (err) {
+		if (err < 0) {
 			pmpy_raise(err, "starting the command");
 			goto fail;
 		}

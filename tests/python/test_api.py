@@ -1,0 +1,232 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+"""Versions, PMUs, event encoding, raw decoders, and the error paths."""
+import json
+import os
+import subprocess
+
+import pytest
+
+import profileme
+from conftest import PROFILEME, SRC, SYNTH, SYNTH_EXPECTED, SYSFS
+
+
+def test_version():
+    s, n = profileme.library_version()
+    assert profileme.__version__ == s
+    major, minor, patch = (int(x) for x in s.split(".")[:3])
+    assert n == major * 10000 + minor * 100 + patch
+    # the same version as the CMake project
+    with open(os.path.join(SRC, "CMakeLists.txt")) as f:
+        assert "VERSION %s" % s in f.read()
+
+
+def test_pmus_fixture_tree():
+    pm = {p.name: p for p in profileme.pmus(os.path.join(SYSFS, "amd"))}
+    assert {"cpu", "ibs_op", "ibs_fetch", "software"} <= set(pm)
+    for p in pm.values():
+        assert isinstance(p.formats, dict) and isinstance(p.events, dict) and isinstance(p.caps, dict)
+    root = os.path.join(SYSFS, "amd", "bus", "event_source", "devices")
+    assert pm["ibs_op"].type == int(open(os.path.join(root, "ibs_op", "type")).read())
+    fmt = os.path.join(root, "cpu", "format")
+    for name in os.listdir(fmt):
+        assert pm["cpu"].formats[name] == open(os.path.join(fmt, name)).read().strip()
+    ev = os.path.join(root, "cpu", "events")
+    if os.path.isdir(ev):
+        for name in os.listdir(ev):
+            if "." not in name:
+                assert name in pm["cpu"].events
+    caps = os.path.join(root, "ibs_op", "caps")
+    if os.path.isdir(caps):
+        for name in os.listdir(caps):
+            assert pm["ibs_op"].caps[name] == open(os.path.join(caps, name)).read().strip()
+    assert "PMU(" in repr(pm["cpu"])
+
+
+def test_pmus_alpha_profileme():
+    pm = {p.name: p for p in profileme.pmus(os.path.join(SYSFS, "alpha"))}
+    assert pm["cpu"].profileme and "profileme" in pm["cpu"].formats
+
+
+def test_pmus_live_system():
+    names = [p.name for p in profileme.pmus()]
+    assert "software" in names
+
+
+def test_pmus_errors():
+    with pytest.raises(profileme.Error) as e:
+        profileme.pmus("/nonexistent/sysfs")
+    assert isinstance(e.value, OSError) and e.value.errno
+    with pytest.raises(TypeError):
+        profileme.pmus(42)
+
+
+def _cli_encode(ev, sysfs=None):
+    cmd = [PROFILEME, "encode", "--json"] + (["--sysfs", sysfs] if sysfs else []) + [ev]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE).stdout.decode()
+    return [json.loads(l) for l in out.splitlines() if l.strip()]
+
+
+@pytest.mark.parametrize("ev,sysfs", [
+    ("task-clock", None), ("cycles:u", None), ("r1a2", None), ("page-faults:k", None),
+    ("cpu/event=0x2,profileme/u", "alpha"), ("ibs_op//", "amd"), ("cpu/event=0xc0/pp", "amd"),
+])
+def test_encode_matches_cli(ev, sysfs):
+    root = os.path.join(SYSFS, sysfs) if sysfs else None
+    want = _cli_encode(ev, root)
+    assert len(want) == 1 and "error" not in want[0]
+    got = profileme.encode(ev, sysfs=root)
+    for k, v in want[0].items():
+        assert got[k] == v, k
+
+
+def test_encode_list():
+    got = profileme.encode("task-clock,page-faults")
+    assert [g["event"] for g in got] == [w["event"] for w in _cli_encode("task-clock,page-faults")]
+
+
+@pytest.mark.parametrize("ev", ["cpu/bogus=1/", "nosuchevent", "task-clock:zz", "cpu/event=/"])
+def test_encode_error(ev):
+    root = os.path.join(SYSFS, "alpha")
+    want = _cli_encode(ev, root)[0]
+    with pytest.raises(profileme.EventError) as e:
+        profileme.encode(ev, sysfs=root)
+    assert isinstance(e.value, profileme.Error) and isinstance(e.value, ValueError)
+    assert e.value.strerror == want["error"]
+    assert e.value.position == want["position"]
+    assert e.value.errno > 0
+
+
+def test_encode_wrong_types():
+    with pytest.raises(TypeError):
+        profileme.encode(b"task-clock")
+    with pytest.raises(TypeError):
+        profileme.encode(None)
+    with pytest.raises(ValueError):
+        profileme.encode("task\0clock")
+
+
+def test_decode_profileme_sidecar():
+    exp = json.load(open(SYNTH_EXPECTED))
+    n = 0
+    for s in exp["samples"]:
+        payload = bytes.fromhex(s["payload"])
+        if s.get("raw_error"):
+            if s.get("reason") != "short":
+                with pytest.raises(profileme.Error):
+                    profileme.decode_profileme(payload)
+            continue
+        d = profileme.decode_profileme(payload)
+        assert d["version"] == s["version"] and d["pmpc"] == s["pmpc"]
+        for k, v in s["fields"].items():
+            assert int(d[k]) == v, k
+        x = s["expected"]
+        assert d["mode"] == x["mode"] and d["trap"] == x["trap"] and d["pc"] == x["pc"]
+        assert d["trapped"] is x["trapped"] and d["mispredicted"] is x["mispredicted"]
+        assert d["pctr1_counts"] == x["pctr1_counts"]
+        if s["extra"]:
+            assert d["extra"].hex() == s["extra"]
+        assert profileme.decode_raw(bytearray(payload), "alpha_profileme") == d
+        n += 1
+    assert n > 150
+
+
+def test_decode_raw_errors():
+    assert "alpha_profileme" in profileme.raw_decoders()
+    assert {"ibs_op", "ibs_fetch"} <= set(profileme.raw_decoders())
+    with pytest.raises(ValueError):
+        profileme.decode_raw(b"\0" * 64, "no_such_decoder")
+    with pytest.raises(TypeError):
+        profileme.decode_raw("text", "alpha_profileme")
+    with pytest.raises(TypeError):
+        profileme.decode_raw(b"\0" * 64, 3)
+    with pytest.raises(profileme.Error):
+        profileme.decode_profileme(b"")
+    with pytest.raises(profileme.Error):
+        profileme.decode_profileme(b"\x01\0\0\0")
+    # a memoryview slice of a bigger buffer works
+    p = bytes.fromhex(json.load(open(SYNTH_EXPECTED))["samples"][0]["payload"])
+    assert profileme.decode_profileme(memoryview(b"xx" + p)[2:])["pmpc"] > 0
+
+
+def test_decode_ibs_op_layout():
+    # IBS op payload: u32 caps + IbsOpCtl, IbsOpRip, IbsOpData, IbsOpData2, IbsOpData3, ...
+    d = profileme.decode_raw(b"\0" * 4 + b"\0" * 64, "ibs_op")
+    assert isinstance(d, dict)
+
+
+def test_open_errors(tmp_path):
+    with pytest.raises(profileme.Error) as e:
+        profileme.open(str(tmp_path / "missing.data"))
+    assert e.value.errno == 2 and isinstance(e.value, OSError)
+    bad = tmp_path / "bad.data"
+    bad.write_bytes(b"NOTAPERF" + b"\0" * 200)
+    with pytest.raises(profileme.Error) as e:
+        profileme.open(str(bad))
+    assert e.value.strerror
+    trunc = tmp_path / "trunc.data"
+    trunc.write_bytes(open(SYNTH, "rb").read()[:50])
+    with pytest.raises(profileme.Error):
+        profileme.open(str(trunc))
+
+
+def test_damaged_data_section(tmp_path):
+    data = bytearray(open(SYNTH, "rb").read())
+    # damage the size of a record in the middle of the data section
+    with profileme.open(SYNTH) as r:
+        recs = list(r.records())
+    off = recs[100]["offset"]
+    data[off + 6:off + 8] = b"\x03\x00"   # header.size = 3: impossible
+    p = tmp_path / "damaged.data"
+    p.write_bytes(bytes(data))
+    with profileme.open(str(p)) as r:
+        with pytest.raises(profileme.Error):
+            r.samples()
+
+
+def test_closed_recording():
+    r = profileme.open(SYNTH)
+    r.close()
+    assert r.closed
+    for call in (r.samples, r.to_pandas, r.callchains, lambda: list(r.records())):
+        with pytest.raises(ValueError):
+            call()
+    r.close()  # twice is fine
+    with profileme.open(SYNTH) as r:
+        it = r.records()
+        next(it)
+    with pytest.raises(ValueError):
+        next(it)
+
+
+def test_low_level_misuse():
+    from profileme import capi
+    with pytest.raises((TypeError, ValueError)):
+        capi.file_features(None)
+    with pytest.raises(TypeError):
+        capi.file_features("not a handle")
+    f = capi.file_open(SYNTH)
+    try:
+        c = capi.columns_new(f, -1, None)
+        import numpy as np
+        arr = np.empty(4, dtype=np.uint8)
+        with pytest.raises(ValueError):
+            capi.columns_read_rows(c, arr, [0], 8, 4)        # buffer too small
+        with pytest.raises(ValueError):
+            capi.columns_read_rows(c, arr, [0], 1, -1)       # negative size
+        with pytest.raises((ValueError, OverflowError)):
+            capi.columns_read_rows(c, arr, [0], 1, 1 << 62)  # huge
+        with pytest.raises(ValueError):
+            capi.columns_read_rows(c, arr, [7], 4, 1)        # offset outside the row
+        with pytest.raises((TypeError, BufferError)):
+            capi.columns_read_rows(c, b"readonly", [0], 8, 1)
+        with pytest.raises(ValueError):
+            capi.columns_read(c, [arr], 1 << 62)
+        with pytest.raises(ValueError):
+            capi.columns_read(c, [bytearray(1)], 4)
+        with pytest.raises(profileme.Error):
+            capi.columns_new(f, 9, None)
+        with pytest.raises(profileme.Error):
+            capi.columns_new(f, -1, "nope")
+        capi.columns_free(c)
+    finally:
+        capi.file_close(f)
