@@ -1311,3 +1311,111 @@ PyObject *pmpy_file_callchains(pm_file *f, int event)
 	free(offs.p);
 	return res;
 }
+
+/* ---------------------------------------------------------------- symbols */
+
+/* Resolve (pid, ip, cpumode) triples (equal-length native int32 / uint64 /
+ * uint8 buffers) against the maps of the recording (MMAP/MMAP2, FORK, COMM
+ * exec, EXIT records, read from @p f to its end) and kallsyms: a list of
+ * (name, dso, offset).  Modest by design: the maps are those at the end of
+ * the recording. */
+PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes)
+{
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	Py_buffer vp = { 0 }, vi = { 0 }, vm = { 0 };
+	pm_symbolizer *sym = NULL;
+	PyObject *res = NULL;
+	size_t n;
+	int rc;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	if (PyObject_GetBuffer(pids, &vp, PyBUF_C_CONTIGUOUS) < 0)
+		return NULL;
+	if (PyObject_GetBuffer(ips, &vi, PyBUF_C_CONTIGUOUS) < 0)
+		goto out;
+	if (PyObject_GetBuffer(modes, &vm, PyBUF_C_CONTIGUOUS) < 0)
+		goto out;
+	n = (size_t)vi.len / 8;
+	if ((size_t)vi.len % 8 || (size_t)vp.len != n * 4 || (size_t)vm.len != n) {
+		PyErr_SetString(PyExc_ValueError, "pids (int32), ips (uint64) and cpumodes (uint8) must have the same length");
+		goto out;
+	}
+	rc = pm_sym_open(&sym, NULL);
+	if (rc < 0) {
+		pmpy_raise(rc, "symbolizer");
+		goto out;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	while ((rc = pm_file_next(f, &rec)) > 0) {
+		struct pm_record r = { .sz = sizeof(r) };
+
+		if (rec.type != PM_RECORD_MMAP && rec.type != PM_RECORD_MMAP2 && rec.type != PM_RECORD_FORK &&
+		    rec.type != PM_RECORD_COMM && rec.type != PM_RECORD_EXIT)
+			continue;
+		if (pm_file_record_parse(f, &rec, &r) < 0)
+			continue;
+		switch (rec.type) {
+		case PM_RECORD_MMAP:
+		case PM_RECORD_MMAP2: {
+			char name[4096];
+			size_t k = r.mmap.filename_len < sizeof(name) - 1 ? r.mmap.filename_len : sizeof(name) - 1;
+
+			memcpy(name, r.mmap.filename, k);
+			name[k] = 0;
+			if (r.mmap.len)
+				pm_sym_add_map(sym, (int32_t)r.mmap.pid, r.mmap.addr, r.mmap.len, r.mmap.pgoff, name);
+			break;
+		}
+		case PM_RECORD_FORK:
+			if (r.task.pid != r.task.ppid)
+				pm_sym_fork(sym, (int32_t)r.task.ppid, (int32_t)r.task.pid);
+			break;
+		case PM_RECORD_COMM:
+			if (rec.misc & PM_RECORD_MISC_COMM_EXEC)
+				pm_sym_exec(sym, (int32_t)r.comm.pid);
+			break;
+		default:
+			break;
+		}
+	}
+	Py_END_ALLOW_THREADS
+	if (rc < 0) {
+		pmpy_raise(rc, "reading maps");
+		goto out;
+	}
+	res = PyList_New((Py_ssize_t)n);
+	for (size_t i = 0; res && i < n; i++) {
+		struct pm_sym_result sr = { .sz = sizeof(sr) };
+		int32_t pid;
+		uint64_t ip;
+		uint8_t mode = ((const uint8_t *)vm.buf)[i];
+		uint32_t how = 0;
+		PyObject *t;
+
+		memcpy(&pid, (const char *)vp.buf + 4 * i, 4);
+		memcpy(&ip, (const char *)vi.buf + 8 * i, 8);
+		if (mode == PM_RECORD_MISC_KERNEL || mode == PM_RECORD_MISC_GUEST_KERNEL)
+			how = PM_SYM_LOOKUP_KERNEL;
+		else if (mode == PM_RECORD_MISC_USER || mode == PM_RECORD_MISC_GUEST_USER)
+			how = PM_SYM_LOOKUP_USER;
+		if (pm_sym_lookup(sym, pid, ip, how, &sr) < 0)
+			t = Py_BuildValue("(ssK)", "[unknown]", "[unknown]", 0ULL);
+		else
+			t = Py_BuildValue("(NNK)", pmpy_str(sr.name), pmpy_str(sr.dso), (unsigned long long)sr.offset);
+		if (!t) {
+			Py_CLEAR(res);
+			break;
+		}
+		PyList_SET_ITEM(res, (Py_ssize_t)i, t);
+	}
+out:
+	pm_sym_close(sym);
+	if (vp.obj)
+		PyBuffer_Release(&vp);
+	if (vi.obj)
+		PyBuffer_Release(&vi);
+	if (vm.obj)
+		PyBuffer_Release(&vm);
+	return res;
+}

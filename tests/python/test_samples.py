@@ -320,3 +320,22 @@ def test_threads_decode_in_parallel(gen_files):
         t.join()
     for o in out:
         assert np.array_equal(o, want)
+
+
+def test_symbolize_matches_script(perf_files):
+    path = perf_files["file"]
+    want = script_json(path, "-F", "pid,tid,ip,sym")
+    with profileme.open(path) as r:
+        s = r.samples()
+        sym, dso, off = r.symbolize(s)
+        hot = r.hotspots(5)
+    assert len(sym) == len(want)
+    agree = sum(1 for a, j in zip(sym, want) if a == j.get("sym"))
+    assert agree == len(want), "%d of %d symbols differ" % (len(want) - agree, len(want))
+    assert hot["samples"].is_monotonic_decreasing and hot["samples"].iloc[0] > 0
+    from collections import Counter
+    top = Counter(j.get("sym") for j in want).most_common(1)[0]
+    assert hot["symbol"].iloc[0] == top[0] and hot["samples"].iloc[0] == top[1]
+    with pytest.raises(ValueError):
+        r2 = profileme.open(path)
+        r2.symbolize(r2.samples(fields=["ip"]))

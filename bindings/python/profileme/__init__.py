@@ -339,6 +339,51 @@ class PerfData:
                 np.frombuffer(offs, dtype=np.int64).copy())
 
 
+    def symbolize(self, samples=None):
+        """Symbols of the samples' ips: a tuple (sym, dso, offset) of numpy
+        arrays (object, object, uint64), one entry per row of ``samples``
+        (default: ``self.samples()``; needs its pid, ip and cpumode columns).
+
+        Uses the recording's MMAP/MMAP2 records and the ELF files they name,
+        and kallsyms for kernel addresses (through libprofileme's symbol
+        module).  Each distinct (pid, ip, cpumode) is looked up once.  Modest
+        by design: the maps are those at the end of the recording."""
+        if samples is None:
+            samples = self.samples()
+        missing = [k for k in ("pid", "ip", "cpumode") if k not in (samples.dtype.names or ())]
+        if missing:
+            raise ValueError("symbolize() needs the columns %s" % missing)
+        keys = np.empty(len(samples), dtype=[("pid", "i4"), ("ip", "u8"), ("cpumode", "u1")])
+        keys["pid"] = samples["pid"].astype(np.int32)
+        keys["ip"] = samples["ip"]
+        keys["cpumode"] = samples["cpumode"]
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        f, own = self._fresh()
+        try:
+            res = _c.symbolize(f, np.ascontiguousarray(uniq["pid"]), np.ascontiguousarray(uniq["ip"]),
+                               np.ascontiguousarray(uniq["cpumode"]))
+        finally:
+            if own:
+                _c.file_close(f)
+        sym = np.array([r[0] for r in res], dtype=object)
+        dso = np.array([r[1] for r in res], dtype=object)
+        off = np.array([r[2] for r in res], dtype=np.uint64)
+        return sym[inverse], dso[inverse], off[inverse]
+
+    def hotspots(self, top=20, samples=None):
+        """A hot-spot table (pandas DataFrame): samples per symbol and DSO,
+        with their share, most sampled first."""
+        import pandas as pd
+        if samples is None:
+            samples = self.samples(fields=["pid", "ip", "cpumode", "period"])
+        sym, dso, _ = self.symbolize(samples)
+        df = pd.DataFrame({"symbol": sym, "dso": dso, "period": samples["period"]})
+        t = df.groupby(["symbol", "dso"], sort=False).agg(samples=("period", "size"),
+                                                          period=("period", "sum"))
+        t["percent"] = 100.0 * t["samples"] / max(len(df), 1)
+        return t.sort_values("samples", ascending=False).head(top).reset_index()
+
+
 def open(source):
     """Open a perf.data recording: a path, or a binary file object (a pipe
     such as sys.stdin.buffer works: perf's pipe format)."""
