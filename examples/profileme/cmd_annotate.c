@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * profileme annotate SYMBOL: per-address sample counts of one symbol (and
+ * the ProfileMe columns when the samples carry them), interleaved with the
+ * disassembly of `objdump -d --start-address --stop-address` when an objdump
+ * for the recording's architecture is installed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report_agg.h"
+
+struct ann {
+	const char *name;
+	const char *dso;     /* restrict to this module (basename or path), or NULL */
+	struct rep_agg agg;  /* keyed by dso + pc */
+	uint64_t total;
+};
+
+static bool ann_dso_match(const char *want, const char *dso)
+{
+	return !want || !strcmp(want, dso) || !strcmp(want, rep_basename(dso));
+}
+
+static int ann_cb(void *user, const struct rep_sample *s)
+{
+	struct ann *a = user;
+
+	if (strcmp(s->sym, a->name) || !ann_dso_match(a->dso, s->dso))
+		return 0;
+	a->total++;
+	return rep_agg_add(&a->agg, s) ? 1 : 0;
+}
+
+static const char *ann_objdump(const char *arch, char *buf, size_t cap)
+{
+	static const struct {
+		const char *arch, *tool;
+	} t[] = { { "x86_64", "x86_64-linux-gnu-objdump" },
+			       { "alpha", "alpha-linux-gnu-objdump" },
+			       { "s390x", "s390x-linux-gnu-objdump" },
+			       { "aarch64", "aarch64-linux-gnu-objdump" } };
+	const char *path = getenv("PATH");
+	struct utsname u;
+	const char *host = uname(&u) == 0 ? u.machine : "";
+
+	/* The host objdump handles the host architecture. */
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]) + 1; i++) {
+		const char *tool;
+		char dirs[4096];
+		char *save = NULL;
+
+		if (i < sizeof(t) / sizeof(t[0])) {
+			if (strcmp(t[i].arch, arch))
+				continue;
+			tool = t[i].tool;
+		} else {
+			if (strcmp(host, arch))
+				break;
+			tool = "objdump";
+		}
+		snprintf(dirs, sizeof(dirs), "%s", path ? path : "/usr/bin:/bin");
+		for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+			snprintf(buf, cap, "%s/%s", d, tool);
+			if (!access(buf, X_OK))
+				return buf;
+		}
+	}
+	return NULL;
+}
+
+static struct rep_entry *ann_find(struct rep_agg *a, const char *dso, uint64_t pc)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->e[i].pc == pc && !strcmp(a->e[i].dso, dso))
+			return &a->e[i];
+	return NULL;
+}
+
+static void ann_counts(const struct ann *an, struct rep_entry *e, bool pm)
+{
+	if (!e) {
+		printf("%8s %6s", "", "");
+		if (pm)
+			printf(" %5s %5s %5s %5s %8s", "", "", "", "", "");
+		printf(" :");
+		return;
+	}
+	printf("%7.2f%% %6" PRIu64, 100.0 * (double)e->samples / (double)an->total, e->samples);
+	if (pm) {
+		if (e->pm_n)
+			printf(" %5" PRIu64 " %4.0f%% %4.0f%% %4.0f%% %8.1f", e->killed,
+			       100.0 * (double)e->stalled / (double)e->pm_n,
+			       100.0 * (double)e->trapped / (double)e->pm_n,
+			       100.0 * (double)e->mispred / (double)e->pm_n,
+			       e->pctr1_sum / (double)e->pm_n);
+		else
+			printf(" %5s %5s %5s %5s %8s", "-", "-", "-", "-", "-");
+	}
+	printf(" :");
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+	struct rep_opts o = { .cmd = "annotate", .input = "perf.data" };
+	struct rep_ctx *c = NULL;
+	struct ann an;
+	bool no_disasm = false;
+	int ret = 1;
+
+	memset(&an, 0, sizeof(an));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			printf("usage: profileme annotate SYMBOL [-i FILE] [--dso MODULE] [--symfs DIR]\n"
+			       "                          [--kallsyms FILE] [--stdio] [--no-disasm]\n"
+			       "  per-address sample counts of SYMBOL, with objdump disassembly when an\n"
+			       "  objdump for the recording's architecture is installed\n");
+			return 0;
+		}
+		if (v && (!strcmp(a, "-i") || !strcmp(a, "--input"))) {
+			o.input = v;
+			i++;
+		} else if (v && (!strcmp(a, "--dso") || !strcmp(a, "-d"))) {
+			an.dso = v;
+			i++;
+		} else if (v && !strcmp(a, "--symfs")) {
+			o.symfs = v;
+			i++;
+		} else if (v && !strcmp(a, "--kallsyms")) {
+			o.kallsyms = v;
+			i++;
+		} else if (!strcmp(a, "--no-disasm")) {
+			no_disasm = true;
+		} else if (!strcmp(a, "--stdio") || !strcmp(a, "-q")) {
+			o.quiet = o.quiet || a[1] == 'q';
+		} else if (a[0] != '-' && !an.name) {
+			an.name = a;
+		} else {
+			cli_error("annotate", "unknown option or missing value: %s", a);
+			return 2;
+		}
+	}
+	if (!an.name) {
+		cli_error("annotate", "which symbol? usage: profileme annotate SYMBOL [-i FILE]");
+		return 2;
+	}
+	if (rep_open(&c, &o))
+		return 1;
+	if (rep_agg_init(&an.agg, REP_K_DSO | REP_K_PC, 1) || rep_run(c, ann_cb, &an))
+		goto out;
+	if (!an.total) {
+		cli_error("annotate", "no samples in symbol '%s'%s%s", an.name, an.dso ? " of " : "",
+			  an.dso ? an.dso : "");
+		goto out;
+	}
+	rep_agg_sort(&an.agg);
+	/* The module with the most samples (the first entry after sorting is
+	 * its hottest address); the others are listed after it. */
+	{
+		const char *dso = an.agg.e[0].dso;
+		bool pm = false;
+		struct pm_sym_def def = { .sz = sizeof(def) };
+		bool have_def = false;
+		uint64_t in_dso = 0;
+		char tool[4096], path[4096];
+		const char *objdump = no_disasm ? NULL : ann_objdump(rep_arch(c), tool, sizeof(tool));
+		bool printed_disasm = false;
+
+		for (size_t i = 0; i < an.agg.n; i++) {
+			pm |= an.agg.e[i].pm_n > 0;
+			if (!strcmp(an.agg.e[i].dso, dso))
+				in_dso += an.agg.e[i].samples;
+		}
+		if (rep_symbolizer(c) && pm_sym_find(rep_symbolizer(c), dso, an.name, 0, &def) > 0)
+			have_def = true;
+		printf("# profileme annotate%s: %s in %s: %" PRIu64 " samples (%" PRIu64 " in this module)\n",
+		       rep_is_synthetic(c) ? " (synthetic)" : "", an.name, dso, an.total, in_dso);
+		if (have_def)
+			printf("# symbol at 0x%" PRIx64 " size %" PRIu64 "\n", def.start, def.size);
+		printf("#\n# %7s %6s", "Percent", "Samples");
+		if (pm)
+			printf(" %5s %5s %5s %5s %8s", "Kill", "Stall", "Trap", "Misp", "PCTR1");
+		printf(" : Address / disassembly\n");
+		if (objdump && have_def && def.size && dso[0] == '/') {
+			int fds[2];
+			pid_t pid;
+			char sa[40], so[40];
+
+			rep_dso_path(c, dso, path, sizeof(path));
+			snprintf(sa, sizeof(sa), "--start-address=0x%" PRIx64, def.start);
+			snprintf(so, sizeof(so), "--stop-address=0x%" PRIx64, def.start + def.size);
+			if (pipe(fds) == 0 && (pid = fork()) >= 0) {
+				if (pid == 0) {
+					close(fds[0]);
+					dup2(fds[1], 1);
+					execl(objdump, objdump, "-d", "--no-show-raw-insn", sa, so, path,
+					      (char *)NULL);
+					_exit(127);
+				}
+				close(fds[1]);
+				{
+					FILE *p = fdopen(fds[0], "r");
+					char line[1024];
+					int st = 0;
+
+					while (p && fgets(line, sizeof(line), p)) {
+						char *end;
+						unsigned long long addr;
+						const char *s = line;
+
+						while (*s == ' ')
+							s++;
+						addr = strtoull(s, &end, 16);
+						if (end != s && *end == ':' && end[1] == '\t') {
+							ann_counts(&an, ann_find(&an.agg, dso, addr), pm);
+							printf(" %s", line);
+							printed_disasm = true;
+						}
+					}
+					if (p)
+						fclose(p);
+					waitpid(pid, &st, 0);
+				}
+			}
+		}
+		if (!printed_disasm) {
+			if (!no_disasm)
+				printf("# (no disassembly: %s)\n",
+				       !objdump ? "no objdump for this architecture" :
+				       !have_def ? "symbol not found in a readable file" :
+						   "objdump printed nothing");
+			/* Plain list, by address. */
+			for (int pass = 0; pass < 1; pass++) {
+				uint64_t last = 0;
+				bool any = true;
+
+				while (any) {
+					struct rep_entry *best = NULL;
+
+					any = false;
+					for (size_t i = 0; i < an.agg.n; i++) {
+						struct rep_entry *e = &an.agg.e[i];
+
+						if (strcmp(e->dso, dso) || (e->pc < last) ||
+						    (e->pc == last && e->samples == 0))
+							continue;
+						if (!best || e->pc < best->pc)
+							best = e;
+					}
+					if (best) {
+						ann_counts(&an, best, pm);
+						printf(" %" PRIx64 "\n", best->pc);
+						last = best->pc + 1;
+						any = true;
+						if (!last)
+							break;
+					}
+				}
+			}
+		}
+		for (size_t i = 0; i < an.agg.n; i++)
+			if (strcmp(an.agg.e[i].dso, dso))
+				printf("# also %" PRIu64 " samples at %s+0x%" PRIx64 "\n",
+				       an.agg.e[i].samples, an.agg.e[i].dso, an.agg.e[i].pc);
+	}
+	ret = fflush(stdout) ? 1 : 0;
+out:
+	rep_agg_free(&an.agg);
+	rep_close(c);
+	return ret;
+}

@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+"""ProfileMe aggregates of profileme report on generated recordings.
+
+The expected aggregates are computed here from the generator's inputs (the
+sidecar JSON of tests/gen/gen_profileme.py), never from the report: per
+module and per pc, samples, retired/killed, stalled/trapped/mispredicted
+percentages, trap names, PCTR1 mean/quartiles (nearest rank), and the
+skid count (samples whose ip differs from the profiled pc).  Kernel
+functions are symbolized through a kallsyms file written from the sidecar.
+usage: test_report_profileme.py PROFILEME SRCDIR BUILDDIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PM, SRC, BLD = sys.argv[1:4]
+fails = []
+
+
+def check(cond, msg):
+    if not cond:
+        fails.append(msg)
+        print("FAIL:", msg)
+
+
+def quart(vals, q):
+    v = sorted(vals)
+    rank = max(1, (len(v) * q + 3) // 4)
+    return v[rank - 1]
+
+
+def expect(exp, keyfn):
+    meta = exp["meta"]
+    groups = {}
+    for s in exp["samples"]:
+        k = keyfn(meta, s)
+        g = groups.setdefault(k, dict(samples=0, pm=[]))
+        g["samples"] += 1
+        if "raw_error" not in s:
+            g["pm"].append(s)
+    return groups
+
+
+def module_key(meta, s):
+    if "raw_error" in s:
+        return "pmdemo"
+    e = s["expected"]
+    if e["pal"]:
+        return "[PALcode]"
+    return "[kernel.kallsyms]" if e["mode"] == "kernel" else "pmdemo"
+
+
+def sym_key(meta, s):
+    if "raw_error" in s:
+        pc = s["ip"]
+    else:
+        if s["expected"]["pal"]:
+            return ("[PALcode]", "[unknown]")
+        pc = s["expected"]["pc"]
+    for f in meta["functions"]:
+        if f["start"] <= pc < f["end"]:
+            return ("[kernel.kallsyms]" if pc >> 63 else "pmdemo", f["name"])
+    return ("?", "[unknown]")
+
+
+def pc_key(meta, s):
+    m = meta["mmap2"]
+    if "raw_error" in s:
+        return ("pmdemo", s["ip"] - m["start"] + m["pgoff"])
+    e = s["expected"]
+    if e["pal"]:
+        return ("[PALcode]", e["pc"])
+    if e["mode"] == "kernel":
+        return ("[kernel.kallsyms]", e["pc"])
+    return ("pmdemo", e["pc"] - m["start"] + m["pgoff"])
+
+
+def compare(row, g, label):
+    check(row["samples"] == g["samples"], "%s samples %d != %d" % (label, row["samples"], g["samples"]))
+    pm = g["pm"]
+    if not pm:
+        check("profileme" not in row, "%s: ProfileMe columns without ProfileMe samples" % label)
+        return
+    n = len(pm)
+    killed = sum(1 for s in pm if s["fields"]["killed"])
+    check(row.get("profileme") == n, "%s profileme %s != %d" % (label, row.get("profileme"), n))
+    check(row.get("killed") == killed and row.get("retired") == n - killed,
+          "%s killed/retired %s/%s != %d/%d" % (label, row.get("killed"), row.get("retired"),
+                                                killed, n - killed))
+    for key, pred in (("stalled_pct", lambda s: s["fields"]["stalled"]),
+                      ("trapped_pct", lambda s: s["expected"]["trapped"]),
+                      ("mispredicted_pct", lambda s: s["expected"]["mispredicted"])):
+        want = 100.0 * sum(1 for s in pm if pred(s)) / n
+        check(abs(row.get(key, -1) - want) < 1e-3, "%s %s %s != %.4f" % (label, key, row.get(key), want))
+    traps = {}
+    for s in pm:
+        if s["expected"]["trap"] != "none":
+            traps[s["expected"]["trap"]] = traps.get(s["expected"]["trap"], 0) + 1
+    check(row.get("traps") == traps, "%s traps %s != %s" % (label, row.get("traps"), traps))
+    vals = [s["fields"]["pctr1"] for s in pm]
+    check(abs(row.get("pctr1_mean", -1) - sum(vals) / n) < 1e-3, "%s pctr1_mean" % label)
+    for k, q in (("pctr1_min", 0), ("pctr1_q1", 1), ("pctr1_median", 2), ("pctr1_q3", 3)):
+        check(row.get(k) == quart(vals, q), "%s %s %s != %d" % (label, k, row.get(k), quart(vals, q)))
+    check(row.get("pctr1_max") == max(vals), "%s pctr1_max" % label)
+    counts = {s["expected"]["pctr1_counts"] for s in pm}
+    check(row.get("pctr1_counts") in counts, "%s pctr1_counts %s" % (label, row.get("pctr1_counts")))
+    skid = sum(1 for s in pm if s["ip"] != s["expected"]["pc"])
+    check(row.get("skid_samples") == skid, "%s skid %s != %d" % (label, row.get("skid_samples"), skid))
+
+
+def run(data, kallsyms, sort):
+    p = subprocess.run([PM, "report", "-q", "-i", data, "--kallsyms", kallsyms, "--skid",
+                        "--json", "--sort", sort], capture_output=True, text=True)
+    check(p.returncode == 0, "report %s exited %d: %s" % (sort, p.returncode, p.stderr))
+    return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+
+
+tmp = tempfile.mkdtemp(prefix="pm-report-pm-")
+try:
+    for variant, extra in (("le", []), ("be", ["--big-endian"]), ("pipe", ["--pipe"]),
+                           ("seed7", ["--seed", "7", "--samples", "500"])):
+        data = os.path.join(tmp, variant + ".data")
+        side = os.path.join(tmp, variant + ".json")
+        subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests/gen/gen_profileme.py"), data,
+                        "--expected", side] + extra, check=True)
+        exp = json.load(open(side))
+        ks = os.path.join(tmp, "kallsyms")
+        with open(ks, "w") as f:
+            for fn in exp["meta"]["functions"]:
+                if fn["start"] >> 63:
+                    f.write("%016x T %s\n" % (fn["start"], fn["name"]))
+            f.write("%016x T _etext\n" % max(fn["end"] for fn in exp["meta"]["functions"]))
+        for sort, keyfn, rowkey in (
+                ("dso", module_key, lambda r: r["dso"]),
+                ("dso,sym", sym_key, lambda r: (r["dso"], r["sym"])),
+                ("dso,pc", pc_key, lambda r: (r["dso"], int(r["pc"], 16)))):
+            rows = run(data, ks, sort)
+            want = expect(exp, keyfn)
+            if sort == "dso,sym":
+                # without a symbol table the user functions are [unknown] in pmdemo
+                merged = {}
+                for (mod, name), g in want.items():
+                    k = (mod, name if mod != "pmdemo" else "[unknown]")
+                    m = merged.setdefault(k, dict(samples=0, pm=[]))
+                    m["samples"] += g["samples"]
+                    m["pm"] += g["pm"]
+                want = merged
+            got = {rowkey(r): r for r in rows}
+            check(set(got) == set(want), "%s %s: keys %s != %s" % (variant, sort, sorted(map(str, got)),
+                                                                  sorted(map(str, want))))
+            for k, g in want.items():
+                if k in got:
+                    compare(got[k], g, "%s %s %s" % (variant, sort, k))
+            total = sum(r["overhead"] for r in rows)
+            check(abs(total - 100.0) < 0.01, "%s %s: overhead sums to %f" % (variant, sort, total))
+        # text: the header says synthetic and names what PCTR1 counted
+        p = subprocess.run([PM, "report", "-q", "-i", data, "--skid"], capture_output=True, text=True)
+        check("(synthetic)" in p.stdout and "PCTR1 counts cycles" in p.stdout and "Skid" in p.stdout,
+              "%s text header: %s" % (variant, p.stdout[:600]))
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+print("FAILED %d" % len(fails) if fails else "OK")
+sys.exit(1 if fails else 0)
