@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * Fuzz target: the perf.data reader, file mode and pipe mode (and
+ * COMPRESSED records when zstd is built in).
+ *
+ * Input: byte 0 = flags, the rest is the stream.
+ *   bit 0: read through a pipe (sequential reads) instead of a regular file
+ *   bit 1: raw_order (no time sorting)
+ *   bit 2: keep_compressed
+ *   bit 3: a small read window (4 KiB) and reorder bound (64 KiB)
+ *   bit 4: read rows with pm_file_read_samples() instead of pm_file_next()
+ * Every header getter is called, every record is decoded with
+ * pm_file_record_parse() and every sample with pm_file_sample().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <profileme/export.h>
+#include <profileme/file.h>
+#include <profileme/raw.h>
+#include <profileme/record.h>
+
+#include "fuzz_common.h"
+
+static int make_fd(const uint8_t *data, size_t size, int use_pipe)
+{
+	if (use_pipe) {
+		int p[2];
+		if (pipe(p) != 0)
+			abort();
+#ifdef F_SETPIPE_SZ
+		(void)fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+#endif
+		/* The whole stream must fit the pipe (no second thread): cut
+		 * it to the pipe's capacity. */
+		fcntl(p[1], F_SETFL, O_NONBLOCK);
+		size_t off = 0;
+		while (off < size) {
+			ssize_t n = write(p[1], data + off, size - off);
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		close(p[1]);
+		return p[0];
+	}
+	FILE *f = tmpfile();
+	if (!f)
+		abort();
+	int fd = dup(fileno(f));
+	fclose(f);
+	if (fd < 0)
+		abort();
+	size_t off = 0;
+	while (off < size) {
+		ssize_t n = write(fd, data + off, size - off);
+		if (n <= 0)
+			abort();
+		off += (size_t)n;
+	}
+	return fd;
+}
+
+static void walk_header(pm_file *f)
+{
+	struct pm_file_info info;
+	memset(&info, 0, sizeof(info));
+	info.sz = sizeof(info);
+	PM_FUZZ_ASSERT(pm_file_get_info(f, &info) == 0);
+
+	size_t na = pm_file_nr_attrs(f);
+	for (size_t i = 0; i < na; i++) {
+		PM_FUZZ_ASSERT(pm_file_attr(f, i) != NULL);
+		(void)pm_file_event_name(f, i);
+		size_t nr = 0;
+		const uint64_t *ids = pm_file_attr_ids(f, i, &nr);
+		for (size_t k = 0; k < nr && k < 16; k++)
+			(void)pm_file_attr_of_id(f, ids[k]);
+	}
+	PM_FUZZ_ASSERT(pm_file_attr(f, na) == NULL);
+
+	for (unsigned feat = 0; feat < PM_FEAT_BITS + 2; feat++) {
+		(void)pm_file_has_feature(f, feat);
+		(void)pm_file_feature_string(f, feat);
+		const void *d;
+		size_t len;
+		if (pm_file_feature_raw(f, feat, &d, &len) == 0) {
+			volatile uint8_t sink = 0;
+			for (size_t k = 0; k < len; k++)
+				sink ^= ((const uint8_t *)d)[k];
+			(void)sink;
+		}
+	}
+	uint32_t a, b, c, d32;
+	uint64_t u, v;
+	const char *s1, *s2, *s3;
+	(void)pm_file_nrcpus(f, &a, &b);
+	(void)pm_file_total_mem(f, &u);
+	for (size_t i = 0; i < 256 && pm_file_cmdline(f, i); i++)
+		;
+	for (int l = 0; l < 3; l++)
+		for (size_t i = 0; i < 256 && pm_file_cpu_topology(f, l, i); i++)
+			;
+	for (uint32_t cpu = 0; cpu < 8; cpu++)
+		(void)pm_file_cpu_ids(f, cpu, &a, &b, &c);
+	for (size_t i = 0; i < 256 && pm_file_pmu_mapping(f, i, &a, &s1) == 0; i++)
+		PM_FUZZ_ASSERT(s1 != NULL);
+	for (size_t i = 0; i < 256 && pm_file_group_desc(f, i, &s1, &a, &b) == 0; i++)
+		;
+	(void)pm_file_sample_time(f, &u, &v);
+	(void)pm_file_clockid_res(f, &u);
+	(void)pm_file_clock_data(f, &a, &u, &v);
+	(void)pm_file_compression(f, &a, &b, &c, &d32);
+	for (size_t i = 0; i < 256 && pm_file_pmu_cap(f, i, &s1, &s2, &s3) == 0; i++)
+		;
+	for (size_t i = 0; i < 256; i++) {
+		int32_t pid;
+		uint16_t misc;
+		const uint8_t *id;
+		size_t idlen;
+		const char *name;
+		if (pm_file_build_id(f, i, &pid, &misc, &id, &idlen, &name) != 0)
+			break;
+	}
+	(void)pm_file_header_status(f, &u);
+	pm_raw_ctx *ctx = NULL;
+	if (pm_raw_ctx_from_file(&ctx, f) == 0)
+		pm_raw_ctx_free(ctx);
+}
+
+static void walk_records(pm_file *f)
+{
+	struct pm_file_record rec;
+	int rc = 0;
+	for (int n = 0; n < 200000; n++) {
+		memset(&rec, 0, sizeof(rec));
+		rec.sz = sizeof(rec);
+		rc = pm_file_next(f, &rec);
+		if (rc <= 0)
+			break;
+		PM_FUZZ_ASSERT(rec.data != NULL && rec.size >= 8);
+		PM_FUZZ_ASSERT(rec.attr_idx >= -1 && (rec.attr_idx < 0 || (size_t)rec.attr_idx < pm_file_nr_attrs(f)));
+		struct pm_record r;
+		memset(&r, 0, sizeof(r));
+		r.sz = sizeof(r);
+		(void)pm_file_record_parse(f, &rec, &r);
+		if (rec.type == PM_RECORD_SAMPLE) {
+			struct pm_sample s;
+			memset(&s, 0, sizeof(s));
+			s.sz = sizeof(s);
+			if (pm_file_sample(f, &rec, &s) == 0) {
+				volatile uint8_t sink = 0;
+				for (uint32_t k = 0; k < s.raw.size; k++)
+					sink ^= s.raw.data[k];
+				(void)sink;
+			}
+		}
+	}
+	if (rc < 0) {
+		/* Errors stick. */
+		memset(&rec, 0, sizeof(rec));
+		rec.sz = sizeof(rec);
+		PM_FUZZ_ASSERT(pm_file_next(f, &rec) == rc);
+		(void)pm_file_error_offset(f);
+	}
+}
+
+static void walk_rows(pm_file *f)
+{
+	struct pm_sample_row rows[64];
+	for (int n = 0; n < 10000; n++) {
+		size_t got = 0;
+		int rc = pm_file_read_samples(f, rows, 64, &got);
+		PM_FUZZ_ASSERT(got <= 64);
+		if (rc <= 0)
+			break;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	unsigned flags = data[0];
+	int fd = make_fd(data + 1, size - 1, flags & 1);
+	struct pm_file_opts opts;
+	memset(&opts, 0, sizeof(opts));
+	opts.sz = sizeof(opts);
+	opts.raw_order = (flags >> 1) & 1;
+	opts.keep_compressed = (flags >> 2) & 1;
+	if (flags & 8) {
+		opts.window_size = 4096;
+		opts.reorder_max_bytes = 65536;
+	}
+	pm_file *f = NULL;
+	int rc = pm_file_open_fd(&f, fd, &opts);
+	if (rc == 0) {
+		walk_header(f);
+		if (flags & 16)
+			walk_rows(f);
+		else
+			walk_records(f);
+		pm_file_close(f);
+	} else {
+		PM_FUZZ_ASSERT(rc < 0 && f == NULL);
+	}
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+"""Regenerate the seed corpora of tests/fuzz/corpus/<harness>/.
+
+    /usr/bin/python3 tests/fuzz/make_corpus.py [PERF_DATA...]
+
+Seeds come from the test fixtures (sysfs format/event files, event strings
+of the unit and perf-oracle tests), from the perf.data files given (real
+`perf record` outputs; file mode records become record seeds, every file a
+file seed) plus examples/data/profileme-synthetic.data, and from the raw
+payloads of its samples.  Each seed starts with the harness's selector/flag
+byte (see the comment at the top of each fuzz_<name>.c).  Deterministic;
+existing seeds are kept (names are content hashes).
+"""
+import hashlib
+import os
+import random
+import re
+import struct
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "tests", "fuzz", "corpus")
+SYSFS = os.path.join(ROOT, "tests", "fixtures", "sysfs")
+count = {}
+
+
+def seed(harness, data):
+    d = os.path.join(OUT, harness)
+    os.makedirs(d, exist_ok=True)
+    name = hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+    count[harness] = count.get(harness, 0) + 1
+
+
+def sysfs_files():
+    for dirpath, _, files in os.walk(SYSFS):
+        for fn in files:
+            p = os.path.join(dirpath, fn)
+            if not os.path.isfile(p):
+                continue  # dangling links of the bad-files tree
+            with open(p, "rb") as f:
+                yield os.path.relpath(p, SYSFS), f.read()
+
+
+def fixture_seeds():
+    for rel, data in sysfs_files():
+        parts = rel.split(os.sep)
+        if "format" in parts[:-1]:
+            seed("format", data)
+        elif "events" in parts[:-1]:
+            if rel.endswith(".scale"):
+                seed("alias", b"\x01" + data)
+            elif not rel.endswith((".unit", ".per-pkg", ".snapshot")):
+                seed("alias", b"\x00" + data)
+        elif parts[-1] in ("cpumask", "cpus"):
+            seed("alias", b"\x02" + data)
+    for extra in (b"0-3,8,10-11\n", b"0\n", b""):
+        seed("alias", b"\x02" + extra)
+    # One whole PMU for the sysfs harness (parts separated by NUL).
+    parts = [b"4\n", b"0-3\n", b"config:0-7\n", b"config:8-15\n", b"config:18\n",
+             b"event=0xd0,umask=0x81,ldlat=3\n", b"6.103515625e-5\n", b"MiB\n", b"3\n",
+             b"4\n", b"fz/ev/pp"]
+    seed("sysfs", b"\x00".join(parts))
+    seed("sysfs", b"\x00".join(parts[:6]))
+    seed("sysfs", b"\x00".join([b"8\n", b"", b"config:0-63\n", b"config1:0-31,40-47\n",
+                                b"config2:3\n", b"umask=?\n", b"1\n", b"\n", b"0\n",
+                                b"-1\n", b"fz/ev,umask=3,period=1000/u"]))
+
+
+def event_seeds():
+    strings = set()
+    for rel in ("tests/unit/check_event.c", "tests/perf/test_encode_vs_perf.py",
+                "tests/unit/check_writer.c", "tests/unit/check_ring.c"):
+        p = os.path.join(ROOT, rel)
+        if not os.path.exists(p):
+            continue
+        with open(p, encoding="utf-8", errors="replace") as f:
+            for s in re.findall(r'"((?:[^"\\\n]|\\.){1,120})"', f.read()):
+                if "/tmp/" in s or "%" in s or " " in s or s.startswith("bus/"):
+                    continue
+                if re.search(r"/(format|events|caps|type)\b", s):
+                    continue
+                strings.add(s.encode())
+    trees = {"cpu": 0, "alpha": 1, "amd": 2, "ibs": 2, "uncore": 3}
+    for s in sorted(strings):
+        sel = 5  # no PMUs
+        for k, v in trees.items():
+            if s.startswith(k.encode()):
+                sel = v
+        seed("event", bytes([sel]) + s)
+        if sel != 0:
+            seed("event", b"\x00" + s)
+
+
+def perf_data_records(path):
+    """(big_endian, attr_size, [attr bytes], [record bytes]) of a file-mode perf.data."""
+    with open(path, "rb") as f:
+        d = f.read()
+    if d[:8] == b"PERFILE2":
+        be = False
+    elif d[:8] == b"2ELIFREP":
+        be = True
+    else:
+        return None
+    e = ">" if be else "<"
+    hsize, = struct.unpack_from(e + "Q", d, 8)
+    if hsize == 16:
+        return None  # pipe mode
+    attr_size, a_off, a_size, d_off, d_size = struct.unpack_from(e + "5Q", d, 16)
+    attrs = [d[a_off + i:a_off + i + attr_size - 16] for i in range(0, a_size, attr_size)]
+    recs = []
+    off = d_off
+    while off + 8 <= d_off + d_size:
+        typ, misc, size = struct.unpack_from(e + "IHH", d, off)
+        if size < 8:
+            break
+        recs.append(d[off:off + size])
+        off += size
+    return be, attrs, recs
+
+
+def sample_raw(attr, rec, be):
+    """PERF_SAMPLE_RAW payload of a sample (only for layouts without READ/CALLCHAIN)."""
+    e = ">" if be else "<"
+    st, = struct.unpack_from(e + "Q", attr, 24)
+    if not st & (1 << 10) or st & ((1 << 4) | (1 << 5)):
+        return None
+    off = 8
+    for bit in (16, 0, 1, 2, 3, 6, 9, 7, 8):  # IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD
+        if st & (1 << bit):
+            off += 8
+    size, = struct.unpack_from(e + "I", rec, off)
+    return rec[off + 4:off + 4 + size]
+
+
+def record_seeds(paths):
+    for p in paths:
+        r = perf_data_records(p)
+        if not r:
+            continue
+        be, attrs, recs = r
+        flags = 1 if be else 0
+        by_type = {}
+        for rec in recs:
+            typ = struct.unpack_from(">I" if be else "<I", rec, 0)[0]
+            by_type.setdefault(typ, []).append(rec)
+        for typ, lst in sorted(by_type.items()):
+            for attr in attrs[:2]:
+                seed("record", bytes([flags]) + struct.pack("<H", len(attr)) + attr
+                     + b"".join(lst[:3]))
+        for rec in by_type.get(9, []):
+            raw = sample_raw(attrs[0], rec, be)
+            if raw and len(raw) >= 8:
+                seed("raw_alpha_profileme", b"\x10" + raw)
+
+
+def ibs_seeds():
+    rnd = random.Random(8)
+    for i in range(24):
+        caps = struct.pack("<I", rnd.choice([0x1ff, 0x3ff, 0x7ff, 0xfff]))
+        fetch = [rnd.getrandbits(64) | (3 << 48) for _ in range(3)]
+        if i % 2:
+            fetch.append(rnd.getrandbits(64))
+        seed("raw_ibs_fetch", bytes([i % 16]) + caps + b"".join(struct.pack("<Q", v) for v in fetch))
+        op = [rnd.getrandbits(64) | (3 << 17)] + [rnd.getrandbits(64) for _ in range(6)]
+        if i % 2:
+            op.append(rnd.getrandbits(64))
+        seed("raw_ibs_op", bytes([i % 16]) + caps + b"".join(struct.pack("<Q", v) for v in op))
+
+
+def file_seeds(paths):
+    for p in paths:
+        with open(p, "rb") as f:
+            d = f.read()
+        pipe = d[8:16] == struct.pack("<Q", 16) or d[8:16] == struct.pack(">Q", 16)
+        seed("file", bytes([1 if pipe else 0]) + d)
+        seed("file", bytes([(1 if pipe else 0) | 2 | 8 | 16]) + d)
+
+
+def main():
+    paths = sys.argv[1:] + [os.path.join(ROOT, "examples", "data", "profileme-synthetic.data")]
+    fixture_seeds()
+    event_seeds()
+    record_seeds(paths)
+    ibs_seeds()
+    file_seeds(paths)
+    for h, n in sorted(count.items()):
+        print(f"{h}: {n} seeds written")
+
+
+if __name__ == "__main__":
+    main()
