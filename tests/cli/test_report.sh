@@ -1,0 +1,71 @@
+#!/bin/sh
+# profileme report / annotate command line: --json keys, --sort combinations,
+# errors, annotate on the synthetic ProfileMe recording and on a live one.
+# usage: test_report.sh <profileme> <source dir>
+set -u
+PM=$1
+SRC=$2
+PY=/usr/bin/python3
+DATA=$SRC/examples/data/profileme-synthetic.data
+TMP=${TMPDIR:-/tmp}/pm-cli-report.$$
+mkdir -p "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+has() { grep -qF -- "$2" "$1" || fail "'$2' not in $1: $(head -c 1500 "$1")"; }
+
+# --json: every row has samples, overhead and exactly the sort keys asked for
+for sort in sym dso pc comm pid sym,dso comm,dso,sym pid,pc dso,comm,pid,sym,pc; do
+	"$PM" report -q -i "$DATA" --sort "$sort" --json >"$TMP/j" 2>"$TMP/e" || fail "--sort $sort exited $?"
+	$PY - "$TMP/j" "$sort" <<'PYEOF' || fail "json keys for --sort $sort"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+keys = set(sys.argv[2].split(","))
+assert rows, "no rows"
+for r in rows:
+    have = {k for k in ("sym", "dso", "pc", "comm", "pid") if k in r}
+    assert have == keys, (have, keys)
+    assert isinstance(r["samples"], int) and 0 <= r["overhead"] <= 100
+assert sum(r["samples"] for r in rows) == 202, sum(r["samples"] for r in rows)
+assert any("retired" in r and "pctr1_q1" in r and "traps" in r for r in rows)
+PYEOF
+done
+# text table: perf-like header and markers
+"$PM" report -q -i "$DATA" --sort comm,dso,sym >"$TMP/t" || fail "text report exited $?"
+has "$TMP/t" "# Samples: 202 of event 'cpu/event=0x2,profileme/u' (synthetic)"
+has "$TMP/t" "# Overhead       Samples"
+has "$TMP/t" "[k] [unknown]"
+has "$TMP/t" "pmdemo"
+# errors
+"$PM" report -i "$DATA" --sort bogus >/dev/null 2>"$TMP/e" && fail "bad sort key accepted"
+has "$TMP/e" "unknown sort key 'bogus'"
+"$PM" report -i "$TMP/none.data" >/dev/null 2>"$TMP/e" && fail "missing file accepted"
+# annotate: per-address counts of the synthetic module (no symbols: [unknown])
+"$PM" annotate '[unknown]' --dso pmdemo -i "$DATA" -q >"$TMP/a" || fail "annotate exited $?"
+has "$TMP/a" "Kill Stall  Trap  Misp    PCTR1"
+has "$TMP/a" "(synthetic)"
+"$PM" annotate no_such_symbol -i "$DATA" -q >/dev/null 2>"$TMP/e" && fail "annotate of a missing symbol succeeded"
+has "$TMP/e" "no samples in symbol 'no_such_symbol'"
+
+# live: report -- CMD records first, annotate disassembles with objdump
+W=${PM_TEST_BINDIR:-$(dirname "$PM")/..}/bin/workload
+if [ -x "$W" ]; then
+	if "$PM" report -e task-clock -c 100000 -o "$TMP/live.data" --sort sym --json -- "$W" 300 \
+		>"$TMP/lj" 2>"$TMP/le"; then
+		has "$TMP/le" "recording into $TMP/live.data"
+		has "$TMP/lj" '"sym":"matrix_multiply"'
+		if command -v objdump >/dev/null; then
+			"$PM" annotate matrix_multiply -i "$TMP/live.data" -q >"$TMP/la" || fail "annotate live exited $?"
+			has "$TMP/la" "# profileme annotate: matrix_multiply in"
+			grep -qE '^ +[0-9.]+% +[0-9]+ : +[0-9a-f]+:	' "$TMP/la" || fail "no counted disassembly: $(head -20 "$TMP/la")"
+		fi
+		"$PM" report -e task-clock -- "$W" 100 >"$TMP/lt" 2>"$TMP/le2" || fail "report -- CMD (temp file) exited $?"
+		has "$TMP/le2" "recording into temporary file"
+		f=$(sed -n 's/.*temporary file \([^ ]*\) .*/\1/p' "$TMP/le2")
+		[ -n "$f" ] && [ -e "$f" ] && fail "temporary file $f left behind"
+	else
+		echo "live part skipped: $(tail -3 "$TMP/le")"
+	fi
+fi
+[ $fails -eq 0 ] && echo OK
+exit $fails
