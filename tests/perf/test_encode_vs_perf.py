@@ -98,6 +98,33 @@ SAME = [
     ("intel", "cpu/event=0xc0,any,pc,in_tx,in_tx_cp/"),
     ("intel", "{cpu/event=0x3c/,cpu/event=0xc0/}:u"),
     ("intel", "{cycles,instructions}:k"),
+    ("intel", "L1-dcache-load-misses"),
+    ("intel", "L1-dcache-loads"),
+    ("intel", "L1-dcache-stores:u"),
+    ("intel", "L1-dcache-prefetch-misses"),
+    ("intel", "l1d-read-miss"),
+    ("intel", "L1-icache-load-misses"),
+    ("intel", "L1-icache-prefetches"),
+    ("intel", "LLC-loads"),
+    ("intel", "LLC-load-misses:k"),
+    ("intel", "LLC-store-misses"),
+    ("intel", "L2-speculative-read"),
+    ("intel", "dTLB-load-misses"),
+    ("intel", "dTLB-stores"),
+    ("intel", "iTLB-loads"),
+    ("intel", "iTLB-load-misses"),
+    ("intel", "branch-loads"),
+    ("intel", "branch-load-misses"),
+    ("intel", "node-loads"),
+    ("intel", "node-store-misses"),
+    ("intel", "LLC-loads/period=5000/"),
+    ("intel", "1:1"),
+    ("intel", "4:0x3c"),
+    ("intel", "0:5:u"),
+    ("intel", "mem:0x1000"),
+    ("intel", "mem:0x1000/8:w"),
+    ("intel", "mem:0x2000:r"),
+    ("intel", "mem:0x400000:x"),
     ("amd", "cycles"),
     ("amd", "cycles:p"),
     ("amd", "cpu/event=0x1d6/"),
@@ -158,6 +185,8 @@ BOTH_FAIL = [
     ("intel", "nosuchpmu/event=1/"),    # unknown PMU
     ("intel", "cycles:pppp"),           # precise_ip > 3
     ("intel", "cycles:uu"),             # modifier twice
+    ("intel", "L1-icache-stores"),      # L1-icache has no store op
+    ("intel", "iTLB-prefetches"),       # iTLB: load only
     ("amd", "cpu/event=0x1000/"),       # too big for the split event field
     ("uncore", "hv_24x7/PM_PB_CYC/"),   # '?' parameter core not given
 ]
@@ -183,7 +212,7 @@ FIELDS_HEX = {"config": "config", "{ bp_addr, config1 }": "config1",
               "config1": "config1", "{ bp_len, config2 }": "config2",
               "config2": "config2"}
 FIELDS_INT = ["type", "precise_ip", "exclude_user", "exclude_kernel", "exclude_hv",
-              "exclude_idle", "exclude_host", "exclude_guest", "freq"]
+              "exclude_idle", "exclude_host", "exclude_guest", "freq", "bp_type"]
 
 
 def skip(why):
@@ -258,7 +287,8 @@ def ours_fields(j):
     d = {"config": int(j["config"], 16), "config1": int(j["config1"], 16),
          "config2": int(j["config2"], 16)}
     for k in FIELDS_INT:
-        d[k] = int(j[k])
+        d[k] = int(j.get(k, 0))
+    d["sample_type"] = int(j.get("sample_type", "0x0"), 16)
     return d
 
 
@@ -282,7 +312,7 @@ def compare(tree, event, ours, perf, failures):
         return
     mine = ours_fields(j)
     keys = ["type", "config", "config1", "config2", "precise_ip", "exclude_user",
-            "exclude_kernel", "exclude_hv", "exclude_idle"]
+            "exclude_kernel", "exclude_hv", "exclude_idle", "bp_type"]
     mods = modifiers(event)
     if "G" in mods or "H" in mods:
         keys += ["exclude_host", "exclude_guest"]
@@ -295,6 +325,71 @@ def compare(tree, event, ours, perf, failures):
     for k in keys:
         if mine[k] != perf[k]:
             failures.append("%s %s: %s ours %#x perf %#x" % (tree, event, k, mine[k], perf[k]))
+
+
+# Tracepoints, against the real tracefs (the ids are this kernel's): run on
+# the real /sys, ours with --sysfs /sys.  Compared: type, config, period (1),
+# freq, exclude_*, and that sample_type has RAW, TIME, CPU and PERIOD.
+TRACEPOINTS = ["sched:sched_switch", "sched:sched_wakeup:k", "sched:sched_process_exec:u",
+               "irq:irq_handler_entry"]
+# Accepted by us, refused by perf 6.1 (tracepoint terms other than
+# call-graph/stack-size).
+TRACEPOINTS_PERF_FAIL = ["sched:sched_switch/period=10/"]
+TP_SAMPLE = {"RAW": 1 << 10, "TIME": 1 << 2, "CPU": 1 << 7, "PERIOD": 1 << 8}
+
+
+def tracefs_ready():
+    """Mount tracefs when it is missing; True when sched:sched_switch is there."""
+    for root in ("/sys/kernel/tracing", "/sys/kernel/debug/tracing"):
+        if os.path.exists(os.path.join(root, "events/sched/sched_switch/id")):
+            return True
+    subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return os.path.exists("/sys/kernel/tracing/events/sched/sched_switch/id")
+
+
+def perf_sample_type(text):
+    m = re.search(r"^perf_event_attr:\n(.*?)^-{20,}", text, re.S | re.M)
+    if not m:
+        return 0
+    mm = re.search(r"^\s*sample_type\s+(\S+)", m.group(1), re.M)
+    bits = 0
+    for name in (mm.group(1).split("|") if mm else []):
+        bits |= TP_SAMPLE.get(name, 0)
+    return bits
+
+
+def check_tracepoints(prof, failures):
+    """Returns the number of cases checked (0 when tracefs is unusable)."""
+    if not tracefs_ready():
+        print("note: no tracefs with sched:sched_switch here; tracepoint cases not run")
+        return 0
+    checked = 0
+    events = TRACEPOINTS + TRACEPOINTS_PERF_FAIL
+    ours = run_ours(prof, "/sys", events)
+    for e in events:
+        p = subprocess.run(["perf", "record", "-vv", "-e", e, "-o", "/dev/null", "--", "true"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True, errors="replace")
+        pa = parse_perf_attr(p.stdout)
+        j = ours[e][0]
+        checked += 1
+        if e in TRACEPOINTS_PERF_FAIL:
+            if "error" in j:
+                failures.append("tracefs %s: we refused it: %s" % (e, j["error"]))
+            if pa is not None and pa["type"] == 2:
+                failures.append("tracefs %s: perf accepts it now: compare it" % e)
+            continue
+        compare("tracefs", e, ours[e], pa, failures)
+        if pa is None or "error" in j:
+            continue
+        want = sum(TP_SAMPLE.values())
+        if perf_sample_type(p.stdout) & want != want:
+            failures.append("tracefs %s: perf's sample_type lacks RAW|TIME|CPU|PERIOD" % e)
+        if ours_fields(j)["sample_type"] & want != want:
+            failures.append("tracefs %s: our sample_type %#x lacks RAW|TIME|CPU|PERIOD" %
+                            (e, ours_fields(j)["sample_type"]))
+    return checked
 
 
 def main():
@@ -377,6 +472,7 @@ def main():
                     failures.append("%s %s: perf accepts it now (%s): compare it" %
                                     (tree, e, why))
                 checked += 1
+        checked += check_tracepoints(prof, failures)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
