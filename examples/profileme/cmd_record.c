@@ -187,37 +187,6 @@ static const char *rec_default_event(const pm_pmu_list *pmus, char *buf, size_t 
 	return "task-clock";
 }
 
-/* "subsystem:event" → a tracepoint attr, from tracefs. */
-static int rec_tracepoint(const char *ev, struct pm_attr *a)
-{
-	static const char *const roots[] = { "/sys/kernel/tracing/events",
-					     "/sys/kernel/debug/tracing/events" };
-	const char *colon = strchr(ev, ':');
-	char path[512], buf[32];
-
-	if (!colon || colon == ev || strchr(ev, '/') || strchr(colon + 1, ':') || !colon[1])
-		return -1;
-	for (size_t r = 0; r < sizeof(roots) / sizeof(roots[0]); r++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/%.*s/%s/id", roots[r], (int)(colon - ev), ev,
-			 colon + 1);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (!fgets(buf, sizeof(buf), f)) {
-			fclose(f);
-			continue;
-		}
-		fclose(f);
-		pm_attr_init(a);
-		a->type = PM_TYPE_TRACEPOINT;
-		a->config = strtoull(buf, NULL, 10);
-		return 0;
-	}
-	return -1;
-}
-
 struct rec_event_map {
 	pm_evlist *el;
 	const char **names;       /* per evlist index */
@@ -248,27 +217,9 @@ static int rec_build(struct rec_opts *o, const pm_pmu_list *pmus, const char **e
 	for (size_t k = 0; k < nr_events; k++) {
 		pm_event_list *l = NULL;
 		struct pm_event_error err = { .sz = sizeof(err) };
-		struct pm_attr tp;
 		int base = (int)pm_evlist_count(el);
 
 		rc = pm_event_parse(&l, pmus, events[k], &err);
-		if (rc && rec_tracepoint(events[k], &tp) == 0) {
-			/* A tracepoint "subsystem:event" (not in the event grammar). */
-			if (!o->period && !o->freq)
-				tp.sample_period = 1;
-			else
-				tp.sample_period = o->period ? o->period : 1;
-			if (o->callgraph)
-				tp.sample_type |= PM_SAMPLE_CALLCHAIN;
-			tp.sample_type |= PM_SAMPLE_RAW;
-			rc = pm_evlist_add(el, &tp, events[k], -1);
-			if (rc < 0) {
-				cli_error(o->cmd, "%s", pm_errmsg());
-				pm_evlist_close(el);
-				return rc;
-			}
-			continue;
-		}
 		if (rc) {
 			cli_error(o->cmd, "event '%s': %s (at %zu)", events[k], err.message,
 				  err.position);
@@ -282,7 +233,11 @@ static int rec_build(struct rec_opts *o, const pm_pmu_list *pmus, const char **e
 			struct pm_attr a;
 
 			pm_event_attr(ev, &a);
-			if (!(fl & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET))) {
+			if (fl & PM_EVENT_DEFAULT_PERIOD) {
+				/* tracepoints, breakpoints: every event unless -c */
+				if (o->period)
+					a.sample_period = o->period;
+			} else if (!(fl & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET))) {
 				if (o->period) {
 					a.sample_period = o->period;
 					a.flags &= ~PM_ATTR_FREQ;
@@ -293,7 +248,8 @@ static int rec_build(struct rec_opts *o, const pm_pmu_list *pmus, const char **e
 			}
 			if (o->callgraph)
 				a.sample_type |= PM_SAMPLE_CALLCHAIN;
-			if (exclude_kernel)
+			/* tracepoints fire in the kernel: excluding it would drop them all */
+			if (exclude_kernel && a.type != PM_TYPE_TRACEPOINT)
 				a.flags |= PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV;
 			rc = pm_evlist_add(el, &a, pm_event_name(ev),
 					   g == i ? -1 : base + (int)g);
