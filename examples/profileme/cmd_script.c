@@ -1411,13 +1411,16 @@ int cmd_script(int argc, char **argv)
 	}
 	if (s.header) {
 		print_header(&s);
+		for (size_t i = 0; i < s.nnames; i++)
+			free(s.names[i]);
+		free(s.names);
 		pm_file_close(s.f);
 		return 0;
 	}
 	make_names(&s);
 	setup_raw(&s);
 #ifdef PM_HAVE_LIBELF
-	if ((s.fields & (F_SYM | F_DSO)) && (!s.json || s.user_fields)) {
+	if ((s.fields & (F_SYM | F_DSO)) && !s.dump && (!s.json || s.user_fields)) {
 		pm_symbolizer *sy = NULL;
 
 		if (pm_sym_open(&sy, NULL) == 0)

@@ -637,72 +637,123 @@ static int pmf_meta_next(pm_file *f, struct pmf_rec *r)
 /* ------------------------------------------------------------------ */
 /* time ordering */
 
-static bool pmf_q_less(const struct pmf_qent *a, const struct pmf_qent *b)
+#define PMF_CHUNK (256u << 10)
+
+static inline bool pmf_q_less(const struct pmf_hent *a, const struct pmf_hent *b)
 {
 	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
 }
 
+static struct pmf_qent *pmf_q_alloc(pm_file *f, size_t size)
+{
+	size_t need = (sizeof(struct pmf_qent) + size + 7) & ~(size_t)7;
+	struct pmf_chunk *c = f->cur_chunk;
+	struct pmf_qent *e;
+
+	if (!c || c->cap - c->used < need) {
+		size_t cap = PM_MAX(need, PMF_CHUNK);
+
+		if (c && !c->live && c->cap >= need) {
+			c->used = 0; /* nothing of it is in use: rewind */
+		} else {
+			if (c && !c->live)
+				free(c);
+			if (f->spare_chunk && f->spare_chunk->cap >= need) {
+				c = f->spare_chunk;
+				f->spare_chunk = NULL;
+			} else {
+				c = malloc(sizeof(*c) + cap);
+				if (!c)
+					return NULL;
+				c->cap = cap;
+			}
+			c->used = 0;
+			c->live = 0;
+			f->cur_chunk = c;
+		}
+	}
+	e = (struct pmf_qent *)(void *)(c->data + c->used);
+	c->used += need;
+	c->live++;
+	e->chunk = c;
+	f->qbytes += need;
+	return e;
+}
+
+static void pmf_q_release(pm_file *f, struct pmf_qent *e)
+{
+	struct pmf_chunk *c = e->chunk;
+
+	f->qbytes -= (sizeof(struct pmf_qent) + e->size + 7) & ~(size_t)7;
+	if (--c->live || c == f->cur_chunk)
+		return;
+	if (!f->spare_chunk && c->cap == PMF_CHUNK)
+		f->spare_chunk = c;
+	else
+		free(c);
+}
+
 static int pmf_q_push(pm_file *f, const struct pmf_rec *r)
 {
+	struct pmf_hent h;
 	struct pmf_qent *e;
 	size_t i;
 
 	if (f->hn == f->hqcap) {
 		size_t nc = f->hqcap ? f->hqcap * 2 : 1024;
-		struct pmf_qent **n = pm__reallocarray(f->heap, nc, sizeof(*n));
+		struct pmf_hent *n = pm__reallocarray(f->heap, nc, sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
 		f->heap = n;
 		f->hqcap = nc;
 	}
-	e = malloc(sizeof(*e) + r->size);
+	e = pmf_q_alloc(f, r->size);
 	if (!e)
 		return -ENOMEM;
-	e->ts = r->time;
-	e->seq = f->seq++;
 	e->offset = r->offset;
 	e->size = r->size;
 	e->attr_idx = r->attr_idx;
 	e->misc = r->misc;
 	e->from_comp = r->from_comp;
 	memcpy(e->data, r->data, r->size);
+	h.ts = r->time;
+	h.seq = f->seq++;
+	h.e = e;
 	i = f->hn++;
 	while (i) {
 		size_t p = (i - 1) / 2;
 
-		if (!pmf_q_less(e, f->heap[p]))
+		if (!pmf_q_less(&h, &f->heap[p]))
 			break;
 		f->heap[i] = f->heap[p];
 		i = p;
 	}
-	f->heap[i] = e;
-	f->qbytes += sizeof(*e) + r->size;
+	f->heap[i] = h;
 	if (r->time > f->max_ts)
 		f->max_ts = r->time;
 	return 0;
 }
 
-static struct pmf_qent *pmf_q_pop(pm_file *f)
+static struct pmf_hent pmf_q_pop(pm_file *f)
 {
-	struct pmf_qent *top = f->heap[0], *last = f->heap[--f->hn];
-	size_t i = 0;
+	struct pmf_hent top = f->heap[0], last = f->heap[--f->hn];
+	size_t i = 0, n = f->hn;
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
-		if (c >= f->hn)
+		if (c >= n)
 			break;
-		if (c + 1 < f->hn && pmf_q_less(f->heap[c + 1], f->heap[c]))
+		if (c + 1 < n && pmf_q_less(&f->heap[c + 1], &f->heap[c]))
 			c++;
-		if (!pmf_q_less(f->heap[c], last))
+		if (!pmf_q_less(&f->heap[c], &last))
 			break;
 		f->heap[i] = f->heap[c];
 		i = c;
 	}
-	if (f->hn)
+	if (n)
 		f->heap[i] = last;
-	f->qbytes -= sizeof(*top) + top->size;
 	return top;
 }
 
@@ -735,8 +786,10 @@ int pm_file_next(pm_file *f, struct pm_file_record *rec)
 			      sizeof(*rec), "pm_file_record");
 	if (rc)
 		return rc;
-	free(f->last_out);
-	f->last_out = NULL;
+	if (f->last_out) {
+		pmf_q_release(f, f->last_out);
+		f->last_out = NULL;
+	}
 	if (f->raw_order) {
 		rc = pmf_meta_next(f, &r);
 		if (rc > 0)
@@ -745,8 +798,9 @@ int pm_file_next(pm_file *f, struct pm_file_record *rec)
 	}
 	for (;;) {
 		if (f->draining) {
-			if (f->hn && f->heap[0]->ts <= f->limit) {
-				struct pmf_qent *e = pmf_q_pop(f);
+			if (f->hn && f->heap[0].ts <= f->limit) {
+				struct pmf_hent h = pmf_q_pop(f);
+				struct pmf_qent *e = h.e;
 
 				f->last_out = e;
 				r.data = e->data;
@@ -756,7 +810,7 @@ int pm_file_next(pm_file *f, struct pm_file_record *rec)
 				r.from_comp = e->from_comp;
 				r.offset = e->offset;
 				r.attr_idx = e->attr_idx;
-				r.time = e->ts;
+				r.time = h.ts;
 				pmf_out(f, rec, &r);
 				return 1;
 			}
@@ -781,7 +835,7 @@ int pm_file_next(pm_file *f, struct pm_file_record *rec)
 				return pmf_fail(f, pm__err(-rc, "perf.data: no memory to sort records"),
 						r.offset);
 			if (f->qbytes > f->reorder_max) {
-				uint64_t lo = f->heap[0]->ts;
+				uint64_t lo = f->heap[0].ts;
 
 				f->limit = lo + (f->max_ts - lo) / 2;
 				f->draining = true;
@@ -1049,10 +1103,16 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 	uint8_t hdr[PMF_HDR_SIZE];
 	struct stat st;
 	uint64_t hsize;
+	struct pm_file_opts o = { 0 };
 	int rc;
 
 	f->win_cap = PMF_DEFAULT_WINDOW;
 	f->reorder_max = PMF_DEFAULT_REORDER;
+	/* Read only the caller's sz bytes (an older caller's struct is shorter). */
+	if (opts) {
+		memcpy(&o, opts, PM_MIN(opts->sz, sizeof(o)));
+		opts = &o;
+	}
 	if (opts) {
 		f->raw_order = opts->raw_order != 0;
 		if (opts->sz > offsetof(struct pm_file_opts, keep_compressed))
@@ -1232,9 +1292,12 @@ void pm_file_close(pm_file *f)
 	free(f->hkey);
 	free(f->hval);
 	for (size_t i = 0; i < f->hn; i++)
-		free(f->heap[i]);
+		pmf_q_release(f, f->heap[i].e);
+	if (f->last_out)
+		pmf_q_release(f, f->last_out);
 	free(f->heap);
-	free(f->last_out);
+	free(f->cur_chunk);
+	free(f->spare_chunk);
 	pmf_feat_free(f);
 	free(f);
 }

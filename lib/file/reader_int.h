@@ -43,14 +43,29 @@ struct pmf_rec {
 	uint64_t time;
 };
 
+/* Record copies buffered for time sorting live in chunks; a chunk is freed
+ * when every copy in it has been handed out. */
+struct pmf_chunk {
+	struct pmf_chunk *next;
+	size_t used, cap, live;
+	uint8_t data[];
+};
+
 /* A record buffered for time sorting. */
 struct pmf_qent {
-	uint64_t ts, seq, offset;
+	struct pmf_chunk *chunk;
+	uint64_t offset;
 	uint32_t size;
 	int32_t attr_idx;
 	uint16_t misc;
 	uint8_t from_comp;
 	uint8_t data[];
+};
+
+/* heap slot: keys inline so that comparisons touch only the heap array */
+struct pmf_hent {
+	uint64_t ts, seq;
+	struct pmf_qent *e;
 };
 
 struct pmf_cap { char *pmu, *name, *value; };
@@ -117,7 +132,8 @@ struct pm_file {
 	bool raw_order;
 	bool keep_compressed;
 	size_t reorder_max;
-	struct pmf_qent **heap;
+	struct pmf_hent *heap;
+	struct pmf_chunk *cur_chunk, *spare_chunk;
 	size_t hn, hqcap;
 	size_t qbytes;
 	uint64_t seq, max_ts, next_flush, limit;
