@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+# The Python binding against the tools people use instead, on the same
+# perf.data of at least 50 MB: the time to get every sample's time, tid and ip
+# into numpy with profileme.open(...).samples(), with perf's own Python
+# scripting (`perf script -s` with an empty process_event), and with a
+# hand-written struct loop (tests/bench/bench_python.py).  Prints ratios.
+#   tests/bench/bench_python.sh [BUILD_DIR] [PERF_DATA]
+# Without PERF_DATA a recording of the bundled workload is made (task-clock,
+# period 10 us, two copies of the workload) in a temporary directory.
+# Goals: >= 100x faster than perf's Python scripting, >= 20x faster than the
+# struct loop, peak memory <= 1.5x the arrays returned.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=${1:-$src/build}
+build=$(cd "$build" && pwd)
+py=/usr/bin/python3
+export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+data=${2:-}
+if [ -z "$data" ]; then
+	data=$tmp/big.data
+	echo "recording $data ..."
+	perf record -q -e task-clock -c 10000 -o "$data" -- \
+		sh -c "'$build/bin/workload' 8000 & '$build/bin/workload' 8000; wait" >/dev/null 2>&1
+fi
+size=$(stat -c %s "$data")
+echo "file: $data ($((size / 1048576)) MB)"
+[ "$size" -ge $((50 * 1048576)) ] || echo "WARNING: the file is smaller than 50 MB"
+
+# every leg twice, keep the second (warm page cache)
+run() { "$py" "$here/bench_python.py" "$1" "$data" >/dev/null; "$py" "$here/bench_python.py" "$1" "$data"; }
+pm=$(run profileme)
+st=$(run struct)
+echo "$pm"
+echo "$st"
+
+perf_t=""
+if perf version --build-options 2>/dev/null | grep -q 'libpython: \[ on'; then
+	printf 'def process_event(param_dict):\n    pass\n' > "$tmp/empty.py"
+	perf script -i "$data" -s "$tmp/empty.py" >/dev/null 2>&1 || true   # warm
+	t0=$(date +%s.%N)
+	perf script -i "$data" -s "$tmp/empty.py" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err"; exit 1; }
+	t1=$(date +%s.%N)
+	perf_t=$(echo "$t1 - $t0" | bc -l)
+	echo "perf-script-python $perf_t"
+else
+	echo "perf here has no Python scripting (libpython off): that leg is skipped"
+fi
+
+"$py" - "$pm" "$st" "$perf_t" <<'PY'
+import sys
+pm, st, perf_t = sys.argv[1].split(), sys.argv[2].split(), sys.argv[3]
+t_pm, n_pm, peak, arr = float(pm[1]), int(pm[2]), int(pm[3]), int(pm[4])
+t_st, n_st = float(st[1]), int(st[2])
+ok = True
+print("samples: profileme %d, struct loop %d%s" % (n_pm, n_st, "" if n_pm == n_st else "  MISMATCH"))
+if pm[5] != st[5]:
+    print("checksums differ: profileme %s, struct loop %s" % (pm[5], st[5])); ok = False
+print("profileme.samples(): %.3f s (%.1f M samples/s)" % (t_pm, n_pm / t_pm / 1e6))
+r = t_st / t_pm
+print("struct loop:         %.3f s  -> profileme is %.0fx faster (goal >= 20x) %s" % (t_st, r, "ok" if r >= 20 else "MISSED"))
+ok &= r >= 20
+if perf_t:
+    r = float(perf_t) / t_pm
+    print("perf script -s:      %.3f s  -> profileme is %.0fx faster (goal >= 100x) %s" % (float(perf_t), r, "ok" if r >= 100 else "MISSED"))
+    ok &= r >= 100
+m = peak / arr
+print("peak traced memory %.1f MB for arrays of %.1f MB: %.2fx (goal <= 1.5x) %s" % (peak / 1e6, arr / 1e6, m, "ok" if m <= 1.5 else "MISSED"))
+ok &= m <= 1.5
+sys.exit(0 if ok else 1)
+PY
