@@ -14,13 +14,19 @@
  * File mode: the header is written at begin with data.size 0 and rewritten
  * (data.size = bytes flushed so far) every time the buffer is flushed, so a
  * writer that is killed leaves a file readable up to its last flush; the
- * features (HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CMDLINE,
- * EVENT_DESC, PMU_MAPPINGS) are appended after the data at finish.  Attrs
+ * features (TRACING_DATA when a PERF_TYPE_TRACEPOINT event is recorded,
+ * HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CMDLINE, EVENT_DESC,
+ * PMU_MAPPINGS) are appended after the data at finish.  TRACING_DATA holds
+ * tracefs's header_page, header_event, the format of each recorded
+ * tracepoint (found by the event's `sys:event` name, else by its id) and
+ * printk_formats, which `perf script` needs to decode the raw records; it
+ * is read from tracefs at finish, so record on the machine that ran.  Attrs
  * are written at 128 bytes (PERF_ATTR_SIZE_VER7, which perf 6.1 still reads)
  * unless an attr uses config3.  Records are written in the host byte order.
  *
  * Pipe mode: a 16-byte header, PERF_RECORD_HEADER_ATTR records, the string
- * features as HEADER_FEATURE records, then the records.
+ * features as HEADER_FEATURE records, then the records.  No tracing data is
+ * written in pipe mode (perf cannot decode tracepoint fields of such a stream).
  */
 #ifndef PROFILEME_WRITER_H
 #define PROFILEME_WRITER_H
@@ -47,6 +53,11 @@ struct pm_writer_opts {
 	size_t sz;           /**< Set by the caller: sizeof(struct pm_writer_opts). */
 	unsigned flags;      /**< ::pm_writer_flag bits. */
 	size_t buffer_bytes; /**< Output buffer (and header update interval); 0: 256 KiB. */
+	/** tracefs root whose formats describe tracepoint events in the
+	 *  TRACING_DATA feature; NULL: $PROFILEME_TRACEFS, else
+	 *  /sys/kernel/tracing or /sys/kernel/debug/tracing.  Callers built
+	 *  before this field pass a smaller @c sz and get the default. @since 0.1 */
+	const char *tracefs;
 };
 
 /**

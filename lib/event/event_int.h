@@ -50,6 +50,9 @@ PM_HIDDEN int pm__tracefs_root(const char *sysfs_root, char *buf, size_t cap);
  * Returns 0, -errno of the read, -EINVAL (bad name or content), -ERANGE. */
 PM_HIDDEN int pm__tracepoint_id(const char *tracefs, const char *sys, size_t slen,
 				const char *ev, size_t elen, uint64_t *id);
+/* Appends "sys:event" of the tracepoint with this id to out (a scan of
+ * <tracefs>/events/<sys>/<event>/id).  Returns 0, -ENOENT, -errno or -ENOMEM. */
+PM_HIDDEN int pm__tracepoint_find(const char *tracefs, uint64_t id, struct pm__buf *out);
 
 /* Hardware cache event names (lib/event/parse.c): "L1-dcache-load-misses" ->
  * config (type | op << 8 | result << 16); 0 or -1 when not a cache name.

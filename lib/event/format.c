@@ -20,7 +20,6 @@
  *     (all three set cannot be written in perf's syntax and is dropped),
  *     G/H likewise, I, p repeated precise_ip times, D, e.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -157,47 +156,14 @@ static void format_plain(struct pm__buf *b, const struct pm_attr *a, const char 
 	mods(b, a, true);
 }
 
-/* The tracepoint of a given id, as "sys:event", by scanning tracefs. */
+/* The tracepoint of a given id, as "sys:event". */
 static bool tracepoint_name(const pm_pmu_list *pmus, uint64_t id, struct pm__buf *b)
 {
-	char root[PATH_MAX_TRACEFS], path[PATH_MAX_TRACEFS + 16];
-	DIR *d;
-	struct dirent *sd;
-	bool found = false;
+	char root[PATH_MAX_TRACEFS];
 
 	if (pm__tracefs_root(pmus ? pm_pmu_list_root(pmus) : NULL, root, sizeof(root)))
 		return false;
-	snprintf(path, sizeof(path), "%s/events", root);
-	d = opendir(path);
-	if (!d)
-		return false;
-	while (!found && (sd = readdir(d))) {
-		char sub[PATH_MAX_TRACEFS + 300];
-		DIR *e;
-		struct dirent *ed;
-
-		if (sd->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, sd->d_name);
-		e = opendir(sub);
-		if (!e)
-			continue;
-		while ((ed = readdir(e))) {
-			uint64_t v;
-
-			if (ed->d_name[0] == '.')
-				continue;
-			if (pm__tracepoint_id(root, sd->d_name, strlen(sd->d_name), ed->d_name,
-					      strlen(ed->d_name), &v) == 0 && v == id) {
-				pm__buf_printf(b, "%s:%s", sd->d_name, ed->d_name);
-				found = true;
-				break;
-			}
-		}
-		closedir(e);
-	}
-	closedir(d);
-	return found;
+	return pm__tracepoint_find(root, id, b) == 0;
 }
 
 int pm_attr_format(const struct pm_attr *attr, const pm_pmu_list *pmus, char *buf, size_t cap)

@@ -7,6 +7,7 @@
  * then <sysfs>/kernel/debug/tracing, <sysfs> being the root the PMUs were
  * scanned from ("/sys" by default), so fixture trees carry their own tracefs.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -98,5 +99,45 @@ int pm__tracepoint_id(const char *tracefs, const char *sys, size_t slen, const c
 	free(text);
 	if (!rc)
 		*id = v;
+	return rc;
+}
+
+int pm__tracepoint_find(const char *tracefs, uint64_t id, struct pm__buf *out)
+{
+	char path[PATH_MAX_TRACEFS + 16];
+	struct dirent *sd;
+	DIR *d;
+	int rc = -ENOENT;
+
+	snprintf(path, sizeof(path), "%s/events", tracefs);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (rc == -ENOENT && (sd = readdir(d))) {
+		char sub[PATH_MAX_TRACEFS + 300];
+		struct dirent *ed;
+		DIR *e;
+
+		if (sd->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, sd->d_name);
+		e = opendir(sub);
+		if (!e)
+			continue;
+		while ((ed = readdir(e))) {
+			uint64_t v;
+
+			if (ed->d_name[0] == '.')
+				continue;
+			if (pm__tracepoint_id(tracefs, sd->d_name, strlen(sd->d_name), ed->d_name,
+					      strlen(ed->d_name), &v) == 0 && v == id) {
+				rc = pm__buf_printf(out, "%s:%s", sd->d_name, ed->d_name) < 0 ?
+					     -ENOMEM : 0;
+				break;
+			}
+		}
+		closedir(e);
+	}
+	closedir(d);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "internal/pm_internal.h"
+#include "event/event_int.h" /* tracefs lookups */
 
 #include <profileme/version.h>
 #include <profileme/writer.h>
@@ -34,6 +35,7 @@
 #define W_REC_HEADER_FEATURE 80
 #define W_MISC_USER 2
 
+#define W_FEAT_TRACING_DATA 1
 #define W_FEAT_HOSTNAME 3
 #define W_FEAT_OSRELEASE 4
 #define W_FEAT_VERSION 5
@@ -67,6 +69,7 @@ struct pm_writer {
 	uint64_t data_flushed;   /* data bytes written to the fd */
 	uint64_t records, samples, bytes;
 	size_t trailer_size;     /* sample_id_all trailer of synthesized records */
+	char *tracefs;           /* tracefs root for TRACING_DATA, or NULL: the default */
 };
 
 /* ------------------------------------------------------------------ I/O */
@@ -175,21 +178,35 @@ static int w_append(pm_writer *w, const void *p, size_t n)
 
 /* ------------------------------------------------------------ open/close */
 
+/* Callers built before pm_writer_opts.tracefs pass the smaller struct. */
+#define W_OPTS_MIN (offsetof(struct pm_writer_opts, buffer_bytes) + sizeof(size_t))
+
 static int w_new(pm_writer **out, int fd, bool own, const struct pm_writer_opts *opts)
 {
 	pm_writer *w;
 	struct stat st;
 	int rc;
 
+	struct pm_writer_opts o = { .sz = sizeof(o) };
+
 	if (opts) {
-		rc = pm__struct_check(opts, opts->sz, sizeof(struct pm_writer_opts),
-				      sizeof(struct pm_writer_opts), "struct pm_writer_opts");
+		rc = pm__struct_check(opts, opts->sz, W_OPTS_MIN, sizeof(struct pm_writer_opts),
+				      "struct pm_writer_opts");
 		if (rc)
 			return rc;
+		memcpy(&o, opts, PM_MIN(opts->sz, sizeof(o)));
+		opts = &o;
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	if (opts && opts->tracefs) {
+		w->tracefs = strdup(opts->tracefs);
+		if (!w->tracefs) {
+			free(w);
+			return -ENOMEM;
+		}
+	}
 	w->fd = fd;
 	w->own_fd = own;
 	w->be = pm__host_big_endian();
@@ -197,6 +214,7 @@ static int w_new(pm_writer **out, int fd, bool own, const struct pm_writer_opts 
 						  256 * 1024;
 	w->buf = malloc(w->buf_cap);
 	if (!w->buf) {
+		free(w->tracefs);
 		free(w);
 		return -ENOMEM;
 	}
@@ -225,11 +243,12 @@ int pm_writer_open(pm_writer **out, const char *path, const struct pm_writer_opt
 	*out = NULL;
 	if (!strcmp(path, "-")) {
 		if (opts) {
-			rc = pm__struct_check(opts, opts->sz, sizeof(o), sizeof(o),
+			rc = pm__struct_check(opts, opts->sz, W_OPTS_MIN, sizeof(o),
 					      "struct pm_writer_opts");
 			if (rc)
 				return rc;
-			o = *opts;
+			memcpy(&o, opts, PM_MIN(opts->sz, sizeof(o)));
+			o.sz = sizeof(o);
 		}
 		o.flags |= PM_WRITER_PIPE;
 		return w_new(out, 1, false, &o);
@@ -431,6 +450,207 @@ static int attr_bytes(const pm_writer *w, const struct pm_attr *attr, uint8_t *o
 	return n < 0 ? n : 0;
 }
 
+/* ------------------------------------------------------- tracing data */
+/*
+ * HEADER_TRACING_DATA, the layout perf's trace-event reader expects:
+ *   "\027\010\104tracing", version "0.6\0", u8 big-endian, u8 sizeof(long),
+ *   u32 page size;
+ *   "header_page\0" u64 size + <tracefs>/events/header_page,
+ *   "header_event\0" u64 size + <tracefs>/events/header_event;
+ *   u32 count + (u64 size + format) of the ftrace/ events used;
+ *   u32 number of systems, then per system: name\0, u32 count,
+ *   (u64 size + format) per event used;
+ *   u32 kallsyms size (0: none written);
+ *   u32 printk formats size + <tracefs>/printk_formats (0 when unreadable);
+ *   u64 saved cmdlines size (0: none written).
+ * Numbers in the recording's byte order.  Only the events of the recorded
+ * tracepoint attrs are described.
+ */
+#define W_TRACE_FILE_MAX (16u << 20)
+
+struct w_tp {
+	char *sys, *name;
+};
+
+static int trace_file(struct pm__buf *b, const char *path, bool u64size, bool be)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = pm__read_small_file(path, W_TRACE_FILE_MAX, &text, &len);
+
+	if (rc)
+		return rc;
+	rc = u64size ? feat_u64(b, len, be) : feat_u32(b, (uint32_t)len, be);
+	if (!rc && len)
+		rc = pm__buf_append(b, text, len);
+	free(text);
+	return rc;
+}
+
+/* The tracepoints of the recorded attrs, each once, as (sys, name). */
+static int trace_events(pm_writer *w, const char *root, struct w_tp **out, size_t *n)
+{
+	struct w_tp *tp = pm__calloc(w->nr_attrs ? w->nr_attrs : 1, sizeof(*tp));
+	size_t k = 0;
+	int rc = 0;
+
+	if (!tp)
+		return -ENOMEM;
+	for (size_t i = 0; !rc && i < w->nr_attrs; i++) {
+		const struct w_attr *a = &w->attrs[i];
+		const char *colon = strchr(a->name, ':');
+		struct pm__buf nb = { 0 };
+		const char *full = NULL;
+		uint64_t id;
+		bool dup = false;
+
+		if (a->attr.type != PM_TYPE_TRACEPOINT)
+			continue;
+		/* the event's name when it is "sys:event" of the same id, else a scan */
+		if (colon) {
+			size_t sl = (size_t)(colon - a->name), el = strcspn(colon + 1, ":/");
+
+			if (pm__tracepoint_id(root, a->name, sl, colon + 1, el, &id) == 0 &&
+			    id == a->attr.config && pm__buf_printf(&nb, "%.*s:%.*s", (int)sl,
+								   a->name, (int)el, colon + 1) >= 0)
+				full = nb.data;
+		}
+		if (!full) {
+			rc = pm__tracepoint_find(root, a->attr.config, &nb);
+			if (rc) {
+				rc = pm__err(-rc == ENOENT ? ENOENT : -rc,
+					     "tracing data: no tracepoint of id %llu in %s/events",
+					     (unsigned long long)a->attr.config, root);
+				pm__buf_free(&nb);
+				break;
+			}
+			full = nb.data;
+		}
+		colon = strchr(full, ':');
+		for (size_t j = 0; j < k && !dup; j++)
+			dup = !strncmp(tp[j].sys, full, (size_t)(colon - full)) &&
+			      !tp[j].sys[colon - full] && !strcmp(tp[j].name, colon + 1);
+		if (!dup) {
+			tp[k].sys = pm__strndup(full, (size_t)(colon - full));
+			tp[k].name = strdup(colon + 1);
+			if (!tp[k].sys || !tp[k].name)
+				rc = -ENOMEM;
+			k++;
+		}
+		pm__buf_free(&nb);
+	}
+	*out = tp;
+	*n = k;
+	return rc;
+}
+
+static int feat_tracing_data(pm_writer *w, struct pm__buf *b)
+{
+	static const uint8_t magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	char root[PATH_MAX_TRACEFS], path[PATH_MAX_TRACEFS + 600];
+	struct w_tp *tp = NULL;
+	size_t ntp = 0, nsys = 0;
+	bool be = w->be, any = false;
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t hdr[2];
+	int rc;
+
+	for (size_t i = 0; i < w->nr_attrs; i++)
+		any |= w->attrs[i].attr.type == PM_TYPE_TRACEPOINT;
+	if (!any)
+		return 1;
+	if (w->tracefs) {
+		snprintf(root, sizeof(root), "%s", w->tracefs);
+	} else if (pm__tracefs_root(NULL, root, sizeof(root))) {
+		return pm__err(ENOENT, "tracing data: no tracefs at %s", root);
+	}
+	rc = trace_events(w, root, &tp, &ntp);
+	if (!rc)
+		rc = pm__buf_append(b, magic, sizeof(magic));
+	if (!rc)
+		rc = pm__buf_append(b, "0.6", 4);
+	hdr[0] = be ? 1 : 0;
+	hdr[1] = (uint8_t)sizeof(long);
+	if (!rc)
+		rc = pm__buf_append(b, hdr, 2);
+	if (!rc)
+		rc = feat_u32(b, (uint32_t)(page > 0 ? page : 4096), be);
+	if (!rc)
+		rc = pm__buf_append(b, "header_page", 12);
+	snprintf(path, sizeof(path), "%s/events/header_page", root);
+	if (!rc)
+		rc = trace_file(b, path, true, be);
+	if (!rc)
+		rc = pm__buf_append(b, "header_event", 13);
+	snprintf(path, sizeof(path), "%s/events/header_event", root);
+	if (!rc)
+		rc = trace_file(b, path, true, be);
+	/* ftrace's own events, then the other systems in order of first use */
+	{
+		uint32_t nft = 0;
+
+		for (size_t i = 0; i < ntp; i++)
+			nft += !strcmp(tp[i].sys, "ftrace");
+		if (!rc)
+			rc = feat_u32(b, nft, be);
+		for (size_t i = 0; !rc && i < ntp; i++) {
+			if (strcmp(tp[i].sys, "ftrace"))
+				continue;
+			snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", root, tp[i].name);
+			rc = trace_file(b, path, true, be);
+		}
+	}
+	for (size_t i = 0; i < ntp; i++) {
+		bool seen = !strcmp(tp[i].sys, "ftrace");
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(tp[j].sys, tp[i].sys);
+		nsys += !seen;
+	}
+	if (!rc)
+		rc = feat_u32(b, (uint32_t)nsys, be);
+	for (size_t i = 0; !rc && i < ntp; i++) {
+		bool seen = !strcmp(tp[i].sys, "ftrace");
+		uint32_t cnt = 0;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(tp[j].sys, tp[i].sys);
+		if (seen)
+			continue;
+		for (size_t j = i; j < ntp; j++)
+			cnt += !strcmp(tp[j].sys, tp[i].sys);
+		rc = pm__buf_append(b, tp[i].sys, strlen(tp[i].sys) + 1);
+		if (!rc)
+			rc = feat_u32(b, cnt, be);
+		for (size_t j = i; !rc && j < ntp; j++) {
+			if (strcmp(tp[j].sys, tp[i].sys))
+				continue;
+			snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, tp[j].sys,
+				 tp[j].name);
+			rc = trace_file(b, path, true, be);
+		}
+	}
+	if (!rc)
+		rc = feat_u32(b, 0, be); /* kallsyms: none */
+	if (!rc) {
+		size_t mark = b->len;
+
+		snprintf(path, sizeof(path), "%s/printk_formats", root);
+		if (trace_file(b, path, false, be)) {
+			b->len = mark; /* unreadable: none */
+			rc = feat_u32(b, 0, be);
+		}
+	}
+	if (!rc)
+		rc = feat_u64(b, 0, be); /* saved cmdlines: none */
+	for (size_t i = 0; i < ntp; i++) {
+		free(tp[i].sys);
+		free(tp[i].name);
+	}
+	free(tp);
+	return rc;
+}
+
 /* Build feature `id`'s payload into b.  Returns 0, 1 (skip), or -errno. */
 static int feat_build(pm_writer *w, int id, struct pm__buf *b)
 {
@@ -442,6 +662,8 @@ static int feat_build(pm_writer *w, int id, struct pm__buf *b)
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
 	switch (id) {
+	case W_FEAT_TRACING_DATA:
+		return feat_tracing_data(w, b);
 	case W_FEAT_HOSTNAME:
 		return feat_string(b, u.nodename, be);
 	case W_FEAT_OSRELEASE:
@@ -499,7 +721,7 @@ static int feat_build(pm_writer *w, int id, struct pm__buf *b)
 	}
 }
 
-static const int w_features[] = { W_FEAT_HOSTNAME, W_FEAT_OSRELEASE, W_FEAT_VERSION,
+static const int w_features[] = { W_FEAT_TRACING_DATA, W_FEAT_HOSTNAME, W_FEAT_OSRELEASE, W_FEAT_VERSION,
 				   W_FEAT_ARCH,     W_FEAT_NRCPUS,    W_FEAT_CPUDESC,
 				   W_FEAT_CMDLINE,  W_FEAT_EVENT_DESC, W_FEAT_PMU_MAPPINGS };
 
@@ -581,7 +803,8 @@ int pm_writer_begin(pm_writer *w)
 			struct pm__buf b = { 0 };
 			uint8_t hdr[16];
 
-			if (w_features[f] == W_FEAT_EVENT_DESC || w_features[f] == W_FEAT_PMU_MAPPINGS)
+			if (w_features[f] == W_FEAT_EVENT_DESC || w_features[f] == W_FEAT_PMU_MAPPINGS ||
+			    w_features[f] == W_FEAT_TRACING_DATA)
 				continue; /* pipe readers take names from the attrs */
 			rc = feat_build(w, w_features[f], &b);
 			while (rc == 0 && (b.len & 7)) /* records are 8-byte multiples */
@@ -880,7 +1103,12 @@ int pm_writer_finish(pm_writer *w)
 
 		memset(parts, 0, sizeof(parts));
 		for (size_t i = 0; i < PM_ARRAY_SIZE(w_features); i++) {
-			have[i] = feat_build(w, w_features[i], &parts[i]) == 0;
+			int fr = feat_build(w, w_features[i], &parts[i]);
+
+			if (fr < 0)
+				pm__log(PM_LOG_WARN, "perf.data feature %d not written: %s",
+					w_features[i], pm_errmsg());
+			have[i] = fr == 0;
 			nfeat += have[i];
 		}
 		off = feat_off + 16 * nfeat;
@@ -950,5 +1178,6 @@ void pm_writer_close(pm_writer *w)
 		free(w->argv[i]);
 	free(w->argv);
 	free(w->buf);
+	free(w->tracefs);
 	free(w);
 }

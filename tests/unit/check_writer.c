@@ -3,6 +3,8 @@
  * documented format (perf-abi-facts §5), in file and pipe mode, and the
  * header of a writer that never finished. */
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -234,6 +236,151 @@ START_TEST(test_pipe)
 }
 END_TEST
 
+
+/* Read a fixture file for comparison with what the writer embedded. */
+static uint8_t *fixture_file(const char *rel, size_t *len)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/sysfs/tracing/kernel/tracing/%s", PM_FIXTURES, rel);
+	return slurp(path, len);
+}
+
+/* Expect at *off: a size (u64 or u32) followed by exactly the fixture file. */
+static void expect_sized_file(const uint8_t *sec, size_t sec_len, size_t *off, const char *rel,
+			      bool u64size)
+{
+	size_t flen, n;
+	uint8_t *want = fixture_file(rel, &flen);
+
+	ck_assert_uint_le(*off + (u64size ? 8 : 4), sec_len);
+	n = u64size ? (size_t)pm__ld64(sec + *off, be) : pm__ld32(sec + *off, be);
+	*off += u64size ? 8 : 4;
+	ck_assert_msg(n == flen, "%s: size %zu, file has %zu", rel, n, flen);
+	ck_assert_uint_le(*off + n, sec_len);
+	ck_assert_mem_eq(sec + *off, want, n);
+	*off += n;
+	free(want);
+}
+
+/* A tracepoint recording gets HEADER_TRACING_DATA (feature bit 1) with the
+ * fixture tracefs's header_page/header_event and the formats of the events
+ * used, grouped by system, in perf's trace-event layout. */
+START_TEST(test_tracing_data)
+{
+	char path[] = "/tmp/pm_writer_XXXXXX";
+	int fd = mkstemp(path);
+	char tracefs[1024];
+	struct pm_writer_opts o = { .sz = sizeof(o) };
+	pm_writer *w = NULL;
+	struct pm_attr a, b, c, d;
+	uint64_t id = 5;
+	uint8_t *f;
+	size_t len;
+
+	be = pm__host_big_endian();
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(tracefs, sizeof(tracefs), "%s/sysfs/tracing/kernel/tracing", PM_FIXTURES);
+	o.tracefs = tracefs;
+	pm_attr_init(&a);
+	a.type = PM_TYPE_TRACEPOINT;
+	a.config = 372; /* sched:sched_switch in the fixture */
+	a.sample_period = 1;
+	a.sample_type = PM_SAMPLE_IP | PM_SAMPLE_TID | PM_SAMPLE_RAW;
+	b = a;
+	b.config = 225; /* irq:irq_handler_entry, named differently: found by id */
+	c = a;
+	c.config = 374; /* sched:sched_wakeup */
+	d = a;          /* sched_switch again: described once */
+	ck_assert_int_eq(pm_writer_open(&w, path, &o), 0);
+	ck_assert_int_eq(pm_writer_add_attr(w, &a, "sched:sched_switch", &id, 1), 0);
+	ck_assert_int_eq(pm_writer_add_attr(w, &b, "irqs", NULL, 0), 0);
+	ck_assert_int_eq(pm_writer_add_attr(w, &c, "sched:sched_wakeup/period=1/", NULL, 0), 0);
+	ck_assert_int_eq(pm_writer_add_attr(w, &d, "again", NULL, 0), 0);
+	ck_assert_int_eq(pm_writer_begin(w), 0);
+	ck_assert_int_eq(pm_writer_finish(w), 0);
+	pm_writer_close(w);
+
+	f = slurp(path, &len);
+	{
+		uint64_t doff = pm__ld64(f + 40, be), dsz = pm__ld64(f + 48, be);
+		uint64_t bits = pm__ld64(f + 72, be), soff, ssz;
+		const uint8_t *sec;
+		size_t off = 0;
+
+		ck_assert(bits & (1ULL << 1));
+		/* TRACING_DATA is the lowest set bit: the first table entry */
+		soff = pm__ld64(f + doff + dsz, be);
+		ssz = pm__ld64(f + doff + dsz + 8, be);
+		ck_assert_uint_le(soff + ssz, len);
+		sec = f + soff;
+		ck_assert_mem_eq(sec, "\027\010\104tracing", 10);
+		ck_assert_mem_eq(sec + 10, "0.6", 4);
+		ck_assert_uint_eq(sec[14], be ? 1 : 0);
+		ck_assert_uint_eq(sec[15], sizeof(long));
+		ck_assert_uint_eq(pm__ld32(sec + 16, be), (uint32_t)sysconf(_SC_PAGESIZE));
+		off = 20;
+		ck_assert_mem_eq(sec + off, "header_page", 12);
+		off += 12;
+		expect_sized_file(sec, ssz, &off, "events/header_page", true);
+		ck_assert_mem_eq(sec + off, "header_event", 13);
+		off += 13;
+		expect_sized_file(sec, ssz, &off, "events/header_event", true);
+		ck_assert_uint_eq(pm__ld32(sec + off, be), 0); /* no ftrace events */
+		off += 4;
+		ck_assert_uint_eq(pm__ld32(sec + off, be), 2); /* sched, irq */
+		off += 4;
+		ck_assert_str_eq((const char *)sec + off, "sched");
+		off += 6;
+		ck_assert_uint_eq(pm__ld32(sec + off, be), 2);
+		off += 4;
+		expect_sized_file(sec, ssz, &off, "events/sched/sched_switch/format", true);
+		expect_sized_file(sec, ssz, &off, "events/sched/sched_wakeup/format", true);
+		ck_assert_str_eq((const char *)sec + off, "irq");
+		off += 4;
+		ck_assert_uint_eq(pm__ld32(sec + off, be), 1);
+		off += 4;
+		expect_sized_file(sec, ssz, &off, "events/irq/irq_handler_entry/format", true);
+		ck_assert_uint_eq(pm__ld32(sec + off, be), 0); /* kallsyms */
+		off += 4;
+		ck_assert_uint_eq(pm__ld32(sec + off, be), 0); /* no printk_formats in the fixture */
+		off += 4;
+		ck_assert_uint_eq(pm__ld64(sec + off, be), 0); /* saved cmdlines */
+		off += 8;
+		ck_assert_uint_eq(off, ssz);
+	}
+	free(f);
+
+	/* An id tracefs does not have: the feature is left out, the file is fine. */
+	a.config = 999999;
+	ck_assert_int_eq(pm_writer_open(&w, path, &o), 0);
+	ck_assert_int_eq(pm_writer_add_attr(w, &a, "gone", NULL, 0), 0);
+	ck_assert_int_eq(pm_writer_begin(w), 0);
+	ck_assert_int_eq(pm_writer_finish(w), 0);
+	pm_writer_close(w);
+	f = slurp(path, &len);
+	ck_assert_uint_eq(pm__ld64(f + 72, be) & 2, 0);
+	ck_assert(pm__ld64(f + 72, be) & (1ULL << 3)); /* HOSTNAME still there */
+	free(f);
+
+	/* No tracepoint: no TRACING_DATA; an old, smaller opts struct is accepted. */
+	test_attr(&a);
+	o.sz = offsetof(struct pm_writer_opts, tracefs);
+	ck_assert_int_eq(pm_writer_open(&w, path, &o), 0);
+	ck_assert_int_eq(pm_writer_add_attr(w, &a, "task-clock", NULL, 0), 0);
+	ck_assert_int_eq(pm_writer_begin(w), 0);
+	ck_assert_int_eq(pm_writer_finish(w), 0);
+	pm_writer_close(w);
+	f = slurp(path, &len);
+	ck_assert_uint_eq(pm__ld64(f + 72, be) & 2, 0);
+	free(f);
+	o.sz = 3;
+	ck_assert_int_eq(pm_writer_open(&w, path, &o), -PM_ERR_STRUCT_SIZE);
+	unlink(path);
+}
+END_TEST
+
 static Suite *writer_suite(void)
 {
 	Suite *s = suite_create("writer");
@@ -242,6 +389,7 @@ static Suite *writer_suite(void)
 	tcase_add_test(tc, test_file_layout);
 	tcase_add_test(tc, test_unfinished);
 	tcase_add_test(tc, test_pipe);
+	tcase_add_test(tc, test_tracing_data);
 	suite_add_tcase(s, tc);
 	return s;
 }
