@@ -439,7 +439,8 @@ int pm_sym_fork(pm_symbolizer *s, int32_t parent, int32_t child)
 	rc = proc_reserve(cp, pp->n);
 	if (rc)
 		return rc;
-	memcpy(cp->maps, pp->maps, pp->n * sizeof(*pp->maps));
+	if (pp->n)
+		memcpy(cp->maps, pp->maps, pp->n * sizeof(*pp->maps));
 	cp->n = pp->n;
 	return 0;
 }
