@@ -12,15 +12,16 @@ T=${TMPDIR:-/tmp}/pm-bench-report.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
 D=$T/perf.data
-n=1500
+n=3000
+c=10000
 while :; do
-	perf record -q -g -e task-clock -c 20000 -o "$D" -- "$W" $n >/dev/null 2>&1
+	perf record -q -g -e task-clock -c $c -o "$D" -- "$W" $n >/dev/null 2>&1
 	mb=$(( $(stat -c %s "$D") / 1048576 ))
 	[ "$mb" -ge "$MIN" ] && break
-	n=$((n * 2))
-	[ $n -gt 200000 ] && { echo "cannot reach $MIN MB (got $mb)"; exit 1; }
+	c=$((c / 2))
+	[ $c -lt 1000 ] && { echo "cannot reach $MIN MB (got $mb)"; exit 1; }
 done
-echo "perf.data: $mb MB (workload $n, -g, task-clock -c 20000)"
+echo "perf.data: $mb MB (workload $n, -g, task-clock -c $c)"
 measure() { # name cmd...: prints "secs kb"
 	name=$1; shift
 	/usr/bin/time -v "$@" >"$T/$name.out" 2>"$T/$name.time"
