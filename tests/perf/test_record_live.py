@@ -89,6 +89,70 @@ def ring_ok(stderr):
         skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)")
 
 
+def field_offsets(fmt_path):
+    """{field: (offset, size)} from a tracefs format file (the kernel's layout)."""
+    r = {}
+    with open(fmt_path) as f:
+        for line in f:
+            m = re.search(r"field:[^;]*?(\w+)(\[\d+\])?;\s*offset:(\d+);\s*size:(\d+);", line)
+            if m:
+                r[m[1]] = (int(m[3]), int(m[4]))
+    return r
+
+
+def check_tracepoint_file(tmp):
+    """A sched:sched_switch recording written by profileme opens in perf script
+    (HEADER_TRACING_DATA), with the same samples profileme's reader sees, and
+    perf's decoded next_pid/prev_pid equal the raw bytes at the kernel's offsets."""
+    fmt = None
+    for root in ("/sys/kernel/tracing", "/sys/kernel/debug/tracing"):
+        if os.path.exists(root + "/events/sched/sched_switch/format"):
+            fmt = field_offsets(root + "/events/sched/sched_switch/format")
+            break
+    out = os.path.join(tmp, "tp.data")
+    p = run([PM, "record", "-e", "sched:sched_switch", "-a", "-o", out, "--", "sleep", "0.2"])
+    check(p.returncode == 0, "record -e sched:sched_switch -a (%s)" % p.stderr.strip()[-200:])
+    m = re.search(r"(\d+) samples written", p.stderr)
+    hdr = run(["perf", "report", "-i", out, "--header-only"])
+    check("incompatible" not in hdr.stderr, "perf accepts the tracepoint file's header (%s)"
+          % hdr.stderr.strip()[:200])
+    rows, pp = perf_samples(out)
+    check(pp.returncode == 0, "perf script reads the tracepoint file (%s)"
+          % pp.stderr.strip()[:200])
+    check(m and len(rows) == int(m[1]) and len(rows) >= 2,
+          "perf script shows the %s sched_switch samples written (%d)"
+          % (m[1] if m else "?", len(rows)))
+    check(all(r[6] == "sched:sched_switch" and r[4] == 1 for r in rows),
+          "perf: every sample is sched:sched_switch with period 1")
+    ours = run([PM, "script", "--json", "-i", out])
+    js = [json.loads(l) for l in ours.stdout.splitlines() if l.startswith("{")]
+    key = lambda t: sorted(t)
+    check(key((s["tid"], s["cpu"], s["time"]) for s in js) ==
+          key((r[1], r[2], r[3]) for r in rows),
+          "perf script and profileme script list the same (tid, cpu, time) samples")
+    # perf decodes the fields with the formats we embedded; check them against
+    # the raw bytes at the offsets of the kernel's format file.
+    pt = run(["perf", "script", "-i", out, "-F", "time,trace", "--ns"])
+    decoded = []
+    for line in pt.stdout.splitlines():
+        mm = re.match(r"\s*(\d+)\.(\d+):\s+prev_comm=.*prev_pid=(\d+) .*next_pid=(\d+) ", line)
+        if mm:
+            decoded.append((int(mm[1]) * 10**9 + int(mm[2]), int(mm[3]), int(mm[4])))
+    check(len(decoded) == len(rows), "perf decodes every sample's fields (%d of %d)"
+          % (len(decoded), len(rows)))
+    if fmt and "prev_pid" in fmt and "next_pid" in fmt and js and "raw" in js[0]:
+        little = sys.byteorder == "little"
+
+        def field(raw, name):
+            off, size = fmt[name]
+            return int.from_bytes(bytes.fromhex(raw)[off:off + size],
+                                  "little" if little else "big", signed=True)
+        mine = sorted((s["time"], field(s["raw"], "prev_pid"), field(s["raw"], "next_pid"))
+                      for s in js)
+        check(mine == sorted(decoded),
+              "perf's prev_pid/next_pid equal the raw payload at the format's offsets")
+
+
 def main():
     if not os.path.exists(WORKLOAD):
         skip("the bundled workload was not built: " + WORKLOAD)
@@ -199,6 +263,7 @@ def main():
                      "10"])
             js = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
             check(len(js) >= 1, "syscalls:sys_enter_write: the workload's printf (%d)" % len(js))
+            check_tracepoint_file(tmp)
         else:
             print("SKIPPED tracepoints: tracefs is not mounted (mount -t tracefs nodev "
                   "/sys/kernel/tracing)")
