@@ -200,7 +200,8 @@ static PyObject *pmpy_attr_dict(const struct pm_attr *a)
 	    pmpy_set(d, "exclude_idle", PyLong_FromLong(!!(a->flags & PM_ATTR_EXCLUDE_IDLE))) ||
 	    pmpy_set(d, "freq", PyLong_FromLong(freq)) ||
 	    pmpy_set(d, freq ? "sample_freq" : "sample_period", PyLong_FromUnsignedLongLong(a->sample_period)) ||
-	    pmpy_set(d, "sample_type", PyLong_FromUnsignedLongLong(a->sample_type)) ||
+	    pmpy_set(d, "sample_type", pmpy_hex(a->sample_type)) ||
+	    pmpy_set(d, "bp_type", PyLong_FromUnsignedLong(a->bp_type)) ||
 	    pmpy_set(d, "read_format", PyLong_FromUnsignedLongLong(a->read_format)) ||
 	    pmpy_set(d, "flags", PyLong_FromUnsignedLongLong(a->flags))) {
 		Py_DECREF(d);

@@ -116,7 +116,7 @@ def _min_sample_size(attrs):
     for a in attrs:
         if a is None:
             continue
-        st = a["sample_type"]
+        st = int(a["sample_type"], 16)
         size = 8 + 8 * sum(1 for b in fixed if st & (1 << b))
         if st & (1 << 10):
             size += 8                     # RAW: u32 size + padding, at least
