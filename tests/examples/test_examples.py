@@ -71,7 +71,8 @@ def test_count():
               % (name, scaled, want))
         check(0 < runn <= en, "%s running %d <= enabled %d" % (name, runn, en))
     if perf_usable():
-        q = run(["perf", "stat", "-x,", "-e", "task-clock,page-faults", WORKLOAD, "200"])
+        q = run(["perf", "stat", "--no-inherit", "-x,", "-e", "task-clock,page-faults", WORKLOAD,
+                 "200"])  # count follows the process only, not its children
         ref = {}
         for line in q.stderr.splitlines():
             f = line.split(",")
