@@ -166,9 +166,9 @@ int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *o
 	c->event = o.event;
 	c->nattrs = pm_file_nr_attrs(f);
 	if (o.event >= 0 && (size_t)o.event >= c->nattrs) {
-		pm_columns_free(c);
-		return pm__err(ENOENT, "event index %d out of range (the file has %zu events)", o.event,
-			       c->nattrs);
+		err = pm__err(ENOENT, "event index %d out of range (the file has %zu events)", o.event,
+			      c->nattrs);
+		goto fail;
 	}
 	err = pm_raw_ctx_from_file(&c->ctx, f);
 	if (err)
