@@ -1,26 +1,42 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
-# The main job of libprofileme, as far as it goes today:
-#   1. build the library and the `profileme` tool (build-ci/native, the
-#      same tree scripts/test.sh uses, so nothing is built twice);
+# The main job of libprofileme, on this machine:
+#   1. install the Debian packages it needs (only when missing), build the
+#      library, the `profileme` tool, the bundled workload and the Python
+#      binding (build-ci/native, the tree scripts/test.sh uses too), and
+#      install them under /usr/local (so `python3 -c "import profileme"` and
+#      `pkg-config --libs profileme` work afterwards);
 #   2. list the PMUs of this machine (`profileme list`);
-#   3. encode a ProfileMe event for the Alpha PMU of a bundled sysfs tree
-#      (`profileme encode --sysfs tests/fixtures/sysfs/alpha ...`), as text
-#      and as JSON.
+#   3. encode a ProfileMe event for the Alpha PMU of a bundled sysfs tree;
+#   4. profile the bundled workload for real (`profileme report -- workload`):
+#      where it spends its time, by command, module and symbol;
+#   5. show what a ProfileMe report looks like, on the bundled SYNTHETIC
+#      Alpha recording (examples/data/profileme-synthetic.data): per-symbol
+#      and per-pc retired/killed, stalled, trapped (by trap name),
+#      mispredicted, PCTR1 latency distribution, and the skid the ProfileMe
+#      PC removes.
 # Environment: PM_JOBS (default 2), PM_BUILD_ROOT (default ./build-ci),
-# PM_SKIP_SETUP=1 to skip the package check.
+# PM_PREFIX (default /usr/local; empty: do not install), PM_SKIP_SETUP=1.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 jobs=${PM_JOBS:-2}
 build=${PM_BUILD_ROOT:-$root/build-ci}/native
+prefix=${PM_PREFIX-/usr/local}
 [ "${PM_SKIP_SETUP:-0}" = 1 ] || "$root/scripts/setup.sh"
 
 echo "== build ($build)"
 mkdir -p "$build"
 cmake -S "$root" -B "$build" -DPROFILEME_WERROR=ON > "$build/demo-configure.log" 2>&1 \
 	|| { cat "$build/demo-configure.log"; exit 1; }
-cmake --build "$build" -j"$jobs" --target profileme_cli > /dev/null
+cmake --build "$build" -j"$jobs" > "$build/demo-build.log" 2>&1 \
+	|| { tail -n 40 "$build/demo-build.log"; exit 1; }
+if [ -n "$prefix" ]; then
+	cmake --install "$build" --prefix "$prefix" > "$build/demo-install.log" 2>&1 \
+		|| { cat "$build/demo-install.log"; exit 1; }
+	command -v ldconfig > /dev/null && ldconfig
+	echo "installed under $prefix (library, headers, profileme.pc, CMake package, profileme, Python package)"
+fi
 pm=$build/bin/profileme
 "$pm" --version
 
@@ -30,3 +46,24 @@ fixture=tests/fixtures/sysfs/alpha
 event='cpu/event=0x0,profileme/u'
 run encode --sysfs "$fixture" "$event"
 run encode --sysfs "$fixture" --json "$event"
+
+echo
+echo "== a real profile of the bundled workload (examples/workload) on this machine"
+run report -- "$build/bin/workload" 1500
+
+echo
+echo "== a ProfileMe report: the bundled SYNTHETIC Alpha recording (no Alpha hardware here)"
+run report --skid -i examples/data/profileme-synthetic.data
+
+if [ -n "$prefix" ]; then
+	echo
+	echo "== the Python binding (installed for /usr/bin/python3)"
+	echo "\$ python3 -c 'import profileme; ...'"
+	cd /tmp && /usr/bin/python3 -c "
+import profileme
+with profileme.open('$root/examples/data/profileme-synthetic.data') as rec:
+    df = rec.to_pandas()
+print('profileme', profileme.__version__, '-', len(df), 'synthetic ProfileMe samples; traps:')
+print(df[df.trapped == 1].trap.value_counts().head(5).to_string())
+"
+fi
