@@ -68,9 +68,10 @@ int pm_raw_ctx_from_file(pm_raw_ctx **out, const pm_file *f)
 	const char *s;
 	int err;
 
+	if (out)
+		*out = NULL;
 	if (!out || !f)
 		return pm__err(EINVAL, "pm_raw_ctx_from_file: NULL argument");
-	*out = NULL;
 	err = pm_raw_ctx_new(&ctx);
 	if (err)
 		return err;
@@ -148,9 +149,10 @@ int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *o
 	pm_columns *c;
 	int err;
 
+	if (out)
+		*out = NULL;
 	if (!out || !f)
 		return pm__err(EINVAL, "pm_columns_new: NULL argument");
-	*out = NULL;
 	err = pm__struct_check(opts, opts ? opts->sz : 0, offsetof(struct pm_columns_opts, decoder),
 			       sizeof(o), "struct pm_columns_opts");
 	if (err)

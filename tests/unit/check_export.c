@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* Columnar batches (profileme/export.h), checked against an independent pass
+ * over the same file with pm_file_next / pm_file_sample / pm_profileme_decode. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <profileme/profileme.h>
+
+#include "pm_check.h"
+
+#define SYNTH PM_TEST_SRCDIR "/examples/data/profileme-synthetic.data"
+
+/* The expected rows, gathered the slow way. */
+struct want {
+	uint64_t time, ip, period, pc, pctr_ctl;
+	uint32_t pid, tid, cpu;
+	int32_t event;
+	int raw_ok, trap, mode;
+};
+
+static size_t collect(struct want **out)
+{
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	struct want *w = NULL;
+	size_t n = 0;
+	pm_file *f;
+
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	while (pm_file_next(f, &rec) == 1) {
+		struct pm_sample s = { .sz = sizeof(s) };
+		struct pm_profileme_sample p = { .sz = sizeof(p) };
+
+		if (rec.type != PM_RECORD_SAMPLE)
+			continue;
+		ck_assert_int_eq(pm_file_sample(f, &rec, &s), 0);
+		w = realloc(w, (n + 1) * sizeof(*w));
+		ck_assert_ptr_nonnull(w);
+		memset(&w[n], 0, sizeof(w[n]));
+		w[n].time = s.time;
+		w[n].ip = s.ip;
+		w[n].period = s.period;
+		w[n].pid = s.pid;
+		w[n].tid = s.tid;
+		w[n].cpu = s.cpu;
+		w[n].event = rec.attr_idx;
+		if (pm_profileme_decode(s.raw.data, s.raw.size, &p) == 0) {
+			w[n].raw_ok = 1;
+			w[n].pc = p.pc;
+			w[n].pctr_ctl = p.pctr_ctl;
+			w[n].trap = p.trap;
+			w[n].mode = p.mode;
+		}
+		n++;
+	}
+	pm_file_close(f);
+	*out = w;
+	return n;
+}
+
+static int col_index(const pm_columns *c, const char *name)
+{
+	for (size_t i = 0; i < pm_columns_count(c); i++)
+		if (!strcmp(pm_columns_name(c, i), name))
+			return (int)i;
+	return -1;
+}
+
+START_TEST(test_schema)
+{
+	static const char *const base[] = { "time", "pid", "tid", "cpu", "ip", "period", "addr", "id",
+					    "event", "cpumode", "callchain_nr", "raw_ok" };
+	pm_file *f;
+	pm_columns *c;
+
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	ck_assert_int_eq(pm_columns_new(&c, f, NULL), 0);
+	for (size_t i = 0; i < (sizeof(base) / sizeof(base[0])); i++)
+		ck_assert_str_eq(pm_columns_name(c, i), base[i]);
+	ck_assert_ptr_nonnull(pm_columns_decoder(c));
+	ck_assert_str_eq(pm_raw_decoder_name(pm_columns_decoder(c)), "alpha_profileme");
+	/* every decoder field is a column, codes and flags one byte wide */
+	ck_assert_uint_eq(pm_columns_count(c), (sizeof(base) / sizeof(base[0])) + pm_raw_field_count(pm_columns_decoder(c)));
+	ck_assert_int_eq(pm_columns_type(c, (size_t)col_index(c, "pc")), PM_COL_U64);
+	ck_assert_int_eq(pm_columns_type(c, (size_t)col_index(c, "trap")), PM_COL_U8);
+	ck_assert_int_eq(pm_columns_type(c, (size_t)col_index(c, "killed")), PM_COL_U8);
+	ck_assert_uint_eq(pm_columns_width(c, (size_t)col_index(c, "pid")), 4);
+	ck_assert_int_eq(pm_columns_type(c, 9999), -EINVAL);
+	ck_assert_ptr_null(pm_columns_name(c, 9999));
+	ck_assert_uint_eq(pm_columns_width(c, 9999), 0);
+	/* no ProfileMe "_valid" twins: the hardware never marks them invalid */
+	ck_assert_int_eq(col_index(c, "pc_valid"), -1);
+	pm_columns_free(c);
+	pm_file_close(f);
+}
+END_TEST
+
+/* Batches of 7 rows through separate column buffers. */
+START_TEST(test_columns_match)
+{
+	struct want *w;
+	size_t nw = collect(&w), got = 0, n;
+	uint64_t time[7], ip[7], pc[7], period[7];
+	uint32_t pid[7], cpu[7];
+	int32_t event[7];
+	uint8_t raw_ok[7], trap[7], mode[7];
+	pm_file *f;
+	pm_columns *c;
+	void *bufs[64] = { 0 };
+	int rc;
+
+	ck_assert_uint_gt(nw, 100);
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	ck_assert_int_eq(pm_columns_new(&c, f, NULL), 0);
+	ck_assert_uint_le(pm_columns_count(c), (sizeof(bufs) / sizeof(bufs[0])));
+	bufs[col_index(c, "time")] = time;
+	bufs[col_index(c, "ip")] = ip;
+	bufs[col_index(c, "pc")] = pc;
+	bufs[col_index(c, "period")] = period;
+	bufs[col_index(c, "pid")] = pid;
+	bufs[col_index(c, "cpu")] = cpu;
+	bufs[col_index(c, "event")] = event;
+	bufs[col_index(c, "raw_ok")] = raw_ok;
+	bufs[col_index(c, "trap")] = trap;
+	bufs[col_index(c, "mode")] = mode;
+	do {
+		rc = pm_columns_read(c, bufs, pm_columns_count(c), 7, &n);
+		ck_assert_int_eq(rc, 0);
+		for (size_t i = 0; i < n; i++) {
+			const struct want *e = &w[got + i];
+
+			ck_assert_uint_lt(got + i, nw);
+			ck_assert_uint_eq(time[i], e->time);
+			ck_assert_uint_eq(ip[i], e->ip);
+			ck_assert_uint_eq(period[i], e->period);
+			ck_assert_uint_eq(pid[i], e->pid);
+			ck_assert_uint_eq(cpu[i], e->cpu);
+			ck_assert_int_eq(event[i], e->event);
+			ck_assert_uint_eq(raw_ok[i], e->raw_ok);
+			ck_assert_uint_eq(pc[i], e->raw_ok ? e->pc : 0);
+			ck_assert_uint_eq(trap[i], e->raw_ok ? e->trap : 0);
+			ck_assert_uint_eq(mode[i], e->raw_ok ? e->mode : 0);
+		}
+		got += n;
+	} while (n == 7);
+	ck_assert_uint_eq(got, nw);
+	ck_assert_uint_eq(pm_columns_skipped(c), 0);
+	/* at the end: 0 rows, no error */
+	ck_assert_int_eq(pm_columns_read(c, bufs, pm_columns_count(c), 7, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	pm_columns_free(c);
+	pm_file_close(f);
+	free(w);
+}
+END_TEST
+
+/* Rows of a packed, unaligned record layout; a subset of the columns. */
+START_TEST(test_rows_match)
+{
+	/* row: u8 pad | u64 time @1 | u64 pctr_ctl @9 | u32 tid @17 : 21 bytes */
+	enum { ROW = 21, CAP = 50 };
+	struct want *w;
+	size_t nw = collect(&w), got = 0, n, offs[512];
+	unsigned char *rows = malloc((size_t)ROW * CAP + 1);
+	pm_file *f;
+	pm_columns *c;
+
+	ck_assert_ptr_nonnull(rows);
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	ck_assert_int_eq(pm_columns_new(&c, f, NULL), 0);
+	for (size_t i = 0; i < pm_columns_count(c); i++)
+		offs[i] = SIZE_MAX;
+	offs[col_index(c, "time")] = 1;
+	offs[col_index(c, "pctr_ctl")] = 9;
+	offs[col_index(c, "tid")] = 17;
+	do {
+		/* an odd base address: nothing may assume alignment */
+		ck_assert_int_eq(pm_columns_read_rows(c, rows + 1, ROW, offs, pm_columns_count(c), CAP, &n), 0);
+		for (size_t i = 0; i < n; i++) {
+			const unsigned char *r = rows + 1 + i * ROW;
+			uint64_t t, pc;
+			uint32_t tid;
+
+			memcpy(&t, r + 1, 8);
+			memcpy(&pc, r + 9, 8);
+			memcpy(&tid, r + 17, 4);
+			ck_assert_uint_eq(t, w[got + i].time);
+			ck_assert_uint_eq(pc, w[got + i].raw_ok ? w[got + i].pctr_ctl : 0);
+			ck_assert_uint_eq(tid, w[got + i].tid);
+		}
+		got += n;
+	} while (n == CAP);
+	ck_assert_uint_eq(got, nw);
+	pm_columns_free(c);
+	pm_file_close(f);
+	free(rows);
+	free(w);
+}
+END_TEST
+
+START_TEST(test_options_and_errors)
+{
+	struct pm_columns_opts o = { .sz = sizeof(o), .event = 0 };
+	unsigned char big[sizeof(o) + 16] = { 0 };
+	size_t offs[1] = { 4 }, n = 99;
+	uint64_t row[2];
+	pm_file *f;
+	pm_columns *c = (pm_columns *)1;
+
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	ck_assert_int_eq(pm_columns_new(NULL, f, NULL), -EINVAL);
+	ck_assert_int_eq(pm_columns_new(&c, NULL, NULL), -EINVAL);
+	ck_assert_ptr_null(c);
+	o.event = 5;
+	ck_assert_int_eq(pm_columns_new(&c, f, &o), -ENOENT);
+	ck_assert_ptr_null(c);
+	o.event = -1;
+	o.decoder = "no-such-decoder";
+	ck_assert_int_eq(pm_columns_new(&c, f, &o), -ENOENT);
+	/* a larger struct: zero tail accepted, non-zero tail rejected */
+	o.decoder = NULL;
+	memcpy(big, &o, sizeof(o));
+	((struct pm_columns_opts *)(void *)big)->sz = sizeof(big);
+	ck_assert_int_eq(pm_columns_new(&c, f, (struct pm_columns_opts *)(void *)big), 0);
+	pm_columns_free(c);
+	big[sizeof(o) + 3] = 1;
+	ck_assert_int_eq(pm_columns_new(&c, f, (struct pm_columns_opts *)(void *)big), -PM_ERR_STRUCT_SIZE);
+	/* no_raw: base columns only */
+	o.no_raw = 1;
+	ck_assert_int_eq(pm_columns_new(&c, f, &o), 0);
+	ck_assert_uint_eq(pm_columns_count(c), 12);
+	ck_assert_ptr_null(pm_columns_decoder(c));
+	/* a column that does not fit its row */
+	ck_assert_int_eq(pm_columns_read_rows(c, row, 8, offs, 1, 1, &n), -EINVAL);
+	ck_assert_int_eq(pm_columns_read(c, NULL, 3, 1, &n), -EINVAL);
+	ck_assert_int_eq(pm_columns_read(NULL, NULL, 0, 1, &n), -EINVAL);
+	pm_columns_free(c);
+	pm_columns_free(NULL);
+	ck_assert_uint_eq(pm_columns_count(NULL), 0);
+	pm_file_close(f);
+}
+END_TEST
+
+START_TEST(test_raw_ctx_from_file)
+{
+	const pm_raw_decoder *d = NULL;
+	pm_raw_ctx *ctx;
+	pm_file *f;
+
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	ck_assert_int_eq(pm_raw_ctx_from_file(&ctx, f), 0);
+	ck_assert_str_eq(pm_raw_ctx_arch(ctx), "alpha");
+	ck_assert_int_eq(pm_raw_ctx_select(ctx, pm_file_attr(f, 0), &d), 0);
+	ck_assert_str_eq(pm_raw_decoder_name(d), "alpha_profileme");
+	pm_raw_ctx_free(ctx);
+	ck_assert_int_eq(pm_raw_ctx_from_file(NULL, f), -EINVAL);
+	ck_assert_int_eq(pm_raw_ctx_from_file(&ctx, NULL), -EINVAL);
+	pm_file_close(f);
+}
+END_TEST
+
+static Suite *export_suite(void)
+{
+	Suite *s = suite_create("export");
+	TCase *tc = tcase_create("columns");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_schema);
+	tcase_add_test(tc, test_columns_match);
+	tcase_add_test(tc, test_rows_match);
+	tcase_add_test(tc, test_options_and_errors);
+	tcase_add_test(tc, test_raw_ctx_from_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+PM_TEST_MAIN(export_suite)
