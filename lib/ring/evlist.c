@@ -827,8 +827,18 @@ int pm_evlist_read_count(const pm_evlist *el, size_t idx, struct pm_count *c)
 							 "read_format needs %zd",
 				       e->name, n, want);
 		r.value += v[0];
-		if (rf & PM_FORMAT_TOTAL_TIME_ENABLED)
-			r.enabled += v[k++];
+		/* A task's event opened once per CPU (inherit) is enabled
+		 * whenever the task runs, on any CPU, but runs only on its
+		 * own: the task's enabled time is the largest of them, its
+		 * running time their sum.  System-wide, every CPU's times
+		 * add up (perf stat's aggregation). */
+		if (rf & PM_FORMAT_TOTAL_TIME_ENABLED) {
+			if (el->system_wide)
+				r.enabled += v[k];
+			else if (v[k] > r.enabled)
+				r.enabled = v[k];
+			k++;
+		}
 		if (rf & PM_FORMAT_TOTAL_TIME_RUNNING)
 			r.running += v[k++];
 		if ((rf & PM_FORMAT_ID) && cpu == 0)
@@ -842,7 +852,10 @@ int pm_evlist_read_count(const pm_evlist *el, size_t idx, struct pm_count *c)
 		r.multiplexed = r.enabled ? -1 : 0;
 	} else {
 		r.scaled = (double)r.value * ((double)r.enabled / (double)r.running);
-		r.multiplexed = r.running < r.enabled;
+		/* Per-CPU fds of one task leave a little slack between
+		 * the task's enabled time and the sum of the running
+		 * times (the moments it migrates): ignore below 0.1%. */
+		r.multiplexed = r.running < r.enabled - r.enabled / 1000;
 	}
 	pm__struct_copy_out(c, c->sz, &r, sizeof(r));
 	return 0;

@@ -561,6 +561,38 @@ START_TEST(test_counting)
 }
 END_TEST
 
+/* A task's counting event opened once per CPU (inherit): its times must
+ * aggregate as one task's, not as ncpu tasks' (no false multiplexing, and
+ * the scaled value equals the raw value for a software event). */
+START_TEST(test_counting_inherit_percpu)
+{
+	struct pm_evlist_opts o = { .sz = sizeof(o), .flags = PM_EVLIST_INHERIT };
+	struct pm_attr a;
+	pm_evlist *el = NULL;
+	struct pm_count c = { .sz = sizeof(c) };
+
+	if (!have_perf())
+		pm_test_skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)");
+	sw_attr(&a, SW_TASK_CLOCK, 0);
+	ck_assert_int_eq(pm_evlist_new(&el, &o), 0);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 0);
+	ck_assert_int_eq(pm_evlist_open(el), 0);
+	ck_assert_int_eq(pm_evlist_start(el), 0);
+	burn_ms(60);
+	ck_assert_int_eq(pm_evlist_disable(el), 0);
+	ck_assert_int_eq(pm_evlist_read_count(el, 0, &c), 0);
+	ck_assert_uint_ge(c.value, 40 * 1000 * 1000ULL);
+	ck_assert_int_eq(c.multiplexed, 0);
+	ck_assert_uint_le(c.running, c.enabled);
+	/* software events never multiplex: scaled == value within rounding */
+	ck_assert_msg(c.scaled <= (double)c.value * 1.02 && c.scaled >= (double)c.value,
+		      "scaled %.0f vs value %llu (enabled %llu running %llu)", c.scaled,
+		      (unsigned long long)c.value, (unsigned long long)c.enabled,
+		      (unsigned long long)c.running);
+	pm_evlist_close(el);
+}
+END_TEST
+
 struct self_check {
 	int pid;
 	uint64_t period, last_time, samples, other;
@@ -730,6 +762,7 @@ static Suite *ring_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_open_errors_and_fds);
 	tcase_add_test(tc, test_counting);
+	tcase_add_test(tc, test_counting_inherit_percpu);
 	tcase_add_test(tc, test_sampling_self);
 	tcase_add_test(tc, test_command);
 	tcase_add_test(tc, test_percpu_set_output);
