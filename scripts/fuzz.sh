@@ -24,11 +24,12 @@ jobs=${PM_JOBS:-2}
 
 command -v clang >/dev/null || { echo "fuzz.sh: clang is needed"; exit 2; }
 echo "== fuzz: configure and build in $build"
+mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DPROFILEME_FUZZ=ON \
-	-DPROFILEME_BUILD_TOOLS=OFF -DPROFILEME_WITH_PYTHON=OFF >"$build.configure.log" 2>&1 ||
-	{ cat "$build.configure.log"; echo "fuzz.sh: configure failed"; exit 2; }
-cmake --build "$build" -j"$jobs" --target pm_fuzz_all >"$build.build.log" 2>&1 ||
-	{ tail -n 40 "$build.build.log"; echo "fuzz.sh: build failed"; exit 2; }
+	-DPROFILEME_BUILD_TOOLS=OFF -DPROFILEME_WITH_PYTHON=OFF >"$build/fuzz-configure.log" 2>&1 ||
+	{ cat "$build/fuzz-configure.log"; echo "fuzz.sh: configure failed"; exit 2; }
+cmake --build "$build" -j"$jobs" --target pm_fuzz_all >"$build/fuzz-build.log" 2>&1 ||
+	{ tail -n 40 "$build/fuzz-build.log"; echo "fuzz.sh: build failed"; exit 2; }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -27,7 +27,8 @@ mkdir -p "$broot/logs"
 native() {
 	cmake -S "$root" -B "$broot/native" -DPROFILEME_WERROR=ON &&
 		cmake --build "$broot/native" -j"$jobs" &&
-		(cd "$broot/native" && ctest -j"$jobs" --output-on-failure --timeout 600)
+		(cd "$broot/native" && ctest -j"$jobs" --output-on-failure --timeout 600) &&
+		PM_FUZZ_BUILD="$broot/fuzz" "$root/scripts/fuzz.sh" 5 # libFuzzer: 5 s per harness
 }
 asan() {
 	# gcc's sanitizers; abort on the first report of either.
