@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +39,8 @@ struct rep_ctx {
 	bool synthetic;
 	char arch[128];
 	char tid_buf[32];
+	char auto_symfs[4096];      /* <dir of the input>/symfs of a synthetic recording */
+	char auto_kallsyms[4096];   /* its kallsyms */
 };
 
 static const char *rep_intern(struct rep_ctx *c, const char *s, size_t n)
@@ -142,6 +145,40 @@ const char *rep_basename(const char *dso)
 	return b && b[1] ? b + 1 : dso;
 }
 
+/* A synthetic recording carries its program and kernel symbols next to it:
+ * <directory of the file>/symfs holds the mapped files under their recorded
+ * paths and a `kallsyms` (see docs/report.md).  Used unless --symfs /
+ * --kallsyms say otherwise; only for recordings that say they are synthetic,
+ * so that a real recording never picks up made-up symbols. */
+static void rep_find_synthetic_symfs(struct rep_ctx *c, const struct rep_opts *o)
+{
+	const char *slash = strrchr(o->input, '/');
+	int dlen = slash ? (int)(slash - o->input) : 1;
+	const char *dir = slash ? o->input : ".";
+	struct stat st;
+	int n;
+
+	if (slash == o->input)
+		dlen = 0; /* "/file": the root directory */
+	n = snprintf(c->auto_symfs, sizeof(c->auto_symfs), "%.*s/symfs", dlen, dir);
+	if (n < 0 || (size_t)n >= sizeof(c->auto_symfs) || stat(c->auto_symfs, &st) ||
+	    !S_ISDIR(st.st_mode)) {
+		c->auto_symfs[0] = 0;
+		return;
+	}
+	if (!o->symfs)
+		c->o.symfs = c->auto_symfs;
+	n = snprintf(c->auto_kallsyms, sizeof(c->auto_kallsyms), "%s/kallsyms", c->auto_symfs);
+	if (!o->kallsyms && n > 0 && (size_t)n < sizeof(c->auto_kallsyms) &&
+	    !stat(c->auto_kallsyms, &st) && S_ISREG(st.st_mode))
+		c->o.kallsyms = c->auto_kallsyms;
+	if (!o->quiet && (c->o.symfs != o->symfs || c->o.kallsyms != o->kallsyms))
+		fprintf(stderr, "profileme %s: synthetic recording: symbols from %s%s%s\n", o->cmd,
+			c->o.symfs != o->symfs ? c->o.symfs : "",
+			c->o.symfs != o->symfs && c->o.kallsyms != o->kallsyms ? " and " : "",
+			c->o.kallsyms != o->kallsyms ? c->o.kallsyms : "");
+}
+
 int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 {
 	struct rep_ctx *c = calloc(1, sizeof(*c));
@@ -181,6 +218,9 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 	c->synthetic = rep_contains(pm_file_feature_string(c->f, PM_FEAT_HOSTNAME), "synthetic") ||
 		       rep_contains(pm_file_feature_string(c->f, PM_FEAT_CPUDESC), "synthetic") ||
 		       rep_contains(pm_file_cmdline(c->f, 0), "synthetic");
+	if (c->synthetic && (!o->symfs || !o->kallsyms))
+		rep_find_synthetic_symfs(c, o);
+	o = &c->o;
 
 	so.sysroot = o->symfs;
 	so.kallsyms = o->kallsyms;

@@ -22,6 +22,7 @@ tools/perf/Documentation/perf.data-file-format.txt); attr size 128
 """
 import argparse
 import json
+import os
 import random
 import struct
 import sys
@@ -49,13 +50,84 @@ PCTR1_COUNTS = ["cycles", "retire delay", "bcache misses", "mbox replays"]
 PID = 4242
 COMM = "pmdemo"
 EXE = "/usr/bin/pmdemo"
-EXE_BASE, EXE_LEN = 0x120000000, 0x10000
-# Synthetic functions of the program: (name, start, end)
-FUNCS = [("main", 0x120001000, 0x120001100), ("hot_loop", 0x120001100, 0x120001400),
-         ("branchy", 0x120001400, 0x120001800), ("copy_unaligned", 0x120001800, 0x120001a00),
-         ("fp_kernel", 0x120001a00, 0x120001c00)]
-KFUNCS = [("do_page_fault", 0xfffffc0000330000, 0xfffffc0000330400),
-          ("entMM", 0xfffffc0000310000, 0xfffffc0000310100)]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The synthetic program is a real (tiny) Alpha executable, built from
+# examples/data/pmdemo.c by build-pmdemo.sh and committed under the symfs
+# directory at the path its MMAP2 record names; kernel PCs fall in the
+# functions of the bundled (synthetic) kallsyms file of that directory.
+SYMFS = os.path.join(ROOT, "examples", "data", "symfs")
+ALPHA_PAGE = 8192
+USER_PICK = ["main", "daxpy", "list_walk", "copy_unaligned", "parse_branchy"]
+KERNEL_PICK = ["do_page_fault", "entMM", "entUna", "do_entUna", "__copy_user", "entSys"]
+
+
+def read_elf_funcs(path):
+    """(functions [(name, start, end)], exec PT_LOAD (vaddr, offset, memsz)) of a
+    little-endian ELF64 file: a minimal parser of the ELF header, program
+    headers and .symtab, enough for pmdemo."""
+    with open(path, "rb") as f:
+        b = f.read()
+    if b[:4] != b"\x7fELF" or b[4] != 2 or b[5] != 1:
+        raise SystemExit("%s: not a little-endian ELF64 file" % path)
+    (e_type, e_machine, _v, _entry, e_phoff, e_shoff, _fl, _ehsz, e_phentsize, e_phnum,
+     e_shentsize, e_shnum, _shstrndx) = struct.unpack_from("<HHIQQQIHHHHHH", b, 16)
+    if e_type != 2 or e_machine != 0x9026:
+        raise SystemExit("%s: not an Alpha ET_EXEC (type %d machine %#x)" % (path, e_type, e_machine))
+    text = None
+    for i in range(e_phnum):
+        p_type, p_flags, p_offset, p_vaddr, _pa, _fsz, p_memsz, _al = struct.unpack_from(
+            "<IIQQQQQQ", b, e_phoff + i * e_phentsize)
+        if p_type == 1 and p_flags & 1 and text is None:      # PT_LOAD, PF_X
+            text = (p_vaddr, p_offset, p_memsz)
+    shdrs = [struct.unpack_from("<IIQQQQIIQQ", b, e_shoff + i * e_shentsize) for i in range(e_shnum)]
+    funcs = []
+    for sh in shdrs:
+        if sh[1] != 2:                                        # SHT_SYMTAB
+            continue
+        stroff = shdrs[sh[6]][4]
+        for off in range(sh[4] + sh[9], sh[4] + sh[5], sh[9]):   # skip the null symbol
+            st_name, st_info, _other, st_shndx, st_value, st_size = struct.unpack_from("<IBBHQQ", b, off)
+            if st_info & 0xF != 2 or not st_size or st_shndx == 0:   # STT_FUNC, defined, sized
+                continue
+            name = b[stroff + st_name:b.index(b"\0", stroff + st_name)].decode()
+            funcs.append((name, st_value, st_value + st_size))
+    if text is None or not funcs:
+        raise SystemExit("%s: no executable segment or no function symbols" % path)
+    return sorted(funcs, key=lambda f: f[1]), text
+
+
+def read_kallsyms(path):
+    """[(name, start, end)]: a symbol runs to the next one (kallsyms has no sizes)."""
+    syms = []
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3 and not line.startswith("#") and parts[1] in "tTwW":
+                syms.append((parts[2], int(parts[0], 16)))
+    syms.sort(key=lambda x: x[1])
+    return [(n, a, syms[i + 1][1]) for i, (n, a) in enumerate(syms[:-1])]
+
+
+def load_program(symfs):
+    global FUNCS, ALL_FUNCS, KFUNCS, KALL, EXE_BASE, EXE_LEN, EXE_PGOFF
+    ALL_FUNCS, (vaddr, offset, memsz) = read_elf_funcs(os.path.join(symfs, EXE.lstrip("/")))
+    EXE_BASE = vaddr & ~(ALPHA_PAGE - 1)
+    EXE_PGOFF = offset & ~(ALPHA_PAGE - 1)
+    EXE_LEN = (vaddr + memsz + ALPHA_PAGE - 1) // ALPHA_PAGE * ALPHA_PAGE - EXE_BASE
+    FUNCS = [f for n in USER_PICK for f in ALL_FUNCS if f[0] == n]
+    KALL = read_kallsyms(os.path.join(symfs, "kallsyms"))
+    KFUNCS = [f for n in KERNEL_PICK for f in KALL if f[0] == n]
+    if len(FUNCS) != len(USER_PICK) or len(KFUNCS) != len(KERNEL_PICK):
+        raise SystemExit("%s: missing functions: have %s" % (symfs, [f[0] for f in ALL_FUNCS + KALL]))
+
+
+def symbol_of(addr):
+    for n, lo, hi in ALL_FUNCS + KALL:
+        if lo <= addr < hi:
+            return n
+    return None
+
+
 EVENT = 0x2  # instructions: PCTR0 counts instructions, PCTR1 cycles (SL1 = 0)
 
 
@@ -157,26 +229,30 @@ def choose_samples(rng, n):
         if kind < 0.70:            # user code
             name, lo, hi = rng.choice(FUNCS)
             pmpc = rng.randrange(lo, hi, 4)
-            ip = pmpc
-            if name == "branchy":
+            ip, module = pmpc, COMM
+            if name == "parse_branchy":
                 f["tak"] = rng.randint(0, 1)
                 if rng.random() < 0.3:
                     f["trp"], f["mis"] = 1, 1
             elif name == "copy_unaligned" and rng.random() < 0.5:
                 f["trp"], f["trap_type"], f["lso"] = 1, 5, 0
+            elif name == "list_walk" and rng.random() < 0.4:
+                f["trp"], f["trap_type"] = 1, 6             # DTB miss on the pointer chase
+                f["pctr1"] = rng.randint(200, 900)
+                f["stalled"] = 1
             elif rng.random() < 0.15:
                 f["trp"], f["trap_type"] = 1, rng.randint(0, 15)
         elif kind < 0.85:          # kernel code
             name, lo, hi = rng.choice(KFUNCS)
             pmpc = rng.randrange(lo, hi, 4)
-            ip = pmpc
+            ip, module = pmpc, "[kernel.kallsyms]"
             if rng.random() < 0.2:
                 f["trp"], f["trap_type"] = 1, 6
         else:                      # PALmode PMPC: redirect entries or inside PALcode
             off = rng.choice([0x481, 0x581, 0x681, 0x401, 0x2101])
             pmpc = 0x8000 * rng.randint(0, 3) + off
-            name = None
-            fname, lo, hi = rng.choice(FUNCS)
+            name, module = None, "[PALcode]"    # no symbol table for PALcode
+            _, lo, hi = rng.choice(FUNCS)
             ip = rng.randrange(lo, hi, 4)   # the interrupted PC
             if rng.random() < 0.5:
                 f["trp"], f["trap_type"] = 1, rng.randint(0, 15)
@@ -187,18 +263,19 @@ def choose_samples(rng, n):
         version = 1 if i % 5 else rng.choice([2, 3])
         extra = bytes(rng.randrange(256) for _ in range(8 * (version - 1)))
         s = dict(index=i, time=t, cpu=rng.randint(0, 1), tid=PID, ip=ip,
-                 period=10000, symbol=name, version=version, pmpc=pmpc, i_stat=i_stat,
+                 period=10000, symbol=name, module=module, version=version, pmpc=pmpc, i_stat=i_stat,
                  pctr_ctl=pctr_ctl, fields=f, extra=extra.hex())
         s["expected"] = expected_fields(pmpc, f)
         s["payload"] = pm_payload(version, pmpc, i_stat, pctr_ctl, extra)
         samples.append(s)
     # Payloads that are not ProfileMe samples, which a reader must report.
-    for j, (payload, why) in enumerate([(pm_payload(0, 0x120001000, 0, 0, b""), "version 0"),
-                                        (struct.pack("<IQQ", 1, 0x120001000, 0),  # 20 bytes: no padding in RAW
+    main_pc = FUNCS[0][1]
+    for j, (payload, why) in enumerate([(pm_payload(0, main_pc, 0, 0, b""), "version 0"),
+                                        (struct.pack("<IQQ", 1, main_pc, 0),  # 20 bytes: no padding in RAW
                                          "short")]):
         t += 100_000
-        samples.append(dict(index=n + j, time=t, cpu=0, tid=PID, ip=0x120001000, period=10000,
-                            symbol="main", payload=payload, raw_error="not_profileme",
+        samples.append(dict(index=n + j, time=t, cpu=0, tid=PID, ip=main_pc, period=10000,
+                            symbol=symbol_of(main_pc), module=COMM, payload=payload, raw_error="not_profileme",
                             reason=why, version=struct.unpack_from("<I", payload)[0]))
     return samples
 
@@ -238,7 +315,7 @@ def comm_record(be, time):
 def mmap2_record(be, time):
     w = W(be)
     w.put("II", PID, PID)
-    w.put("QQQ", EXE_BASE, EXE_LEN, 0)
+    w.put("QQQ", EXE_BASE, EXE_LEN, EXE_PGOFF)
     w.put("IIQQ", 8, 1, 123456, 0)           # maj, min, ino, ino_generation
     w.put("II", 5, 2)                        # PROT_READ|PROT_EXEC, MAP_PRIVATE
     w.raw(EXE.encode() + b"\0")
@@ -366,7 +443,10 @@ def main(argv=None):
     ap.add_argument("--big-endian", action="store_true")
     ap.add_argument("--pipe", action="store_true")
     ap.add_argument("--no-regs-user", action="store_true")
+    ap.add_argument("--symfs", default=SYMFS,
+                    help="directory with usr/bin/pmdemo (Alpha ELF) and kallsyms (default: %(default)s)")
     a = ap.parse_args(argv)
+    load_program(a.symfs)
     rng = random.Random(a.seed)
     samples = choose_samples(rng, a.samples)
     attr = write(a.out, samples, a.big_endian, a.pipe, not a.no_regs_user)
@@ -380,8 +460,11 @@ def main(argv=None):
                               sample_type=attr["sample_type"], sample_period=attr["sample_period"],
                               precise_ip=2, sample_regs_user=attr["sample_regs_user"]),
                     comm=dict(pid=PID, comm=COMM),
-                    mmap2=dict(pid=PID, start=EXE_BASE, len=EXE_LEN, pgoff=0, filename=EXE),
-                    functions=[dict(name=n, start=lo, end=hi) for n, lo, hi in FUNCS + KFUNCS],
+                    mmap2=dict(pid=PID, start=EXE_BASE, len=EXE_LEN, pgoff=EXE_PGOFF, filename=EXE),
+                    symfs=os.path.relpath(a.symfs, ROOT) if a.symfs == SYMFS else a.symfs,
+                    functions=[dict(name=n, start=lo, end=hi, module=COMM) for n, lo, hi in ALL_FUNCS] +
+                              [dict(name=n, start=lo, end=hi, module="[kernel.kallsyms]")
+                               for n, lo, hi in KALL],
                     note="expected.* follow the rules of the ProfileMe decode patch applied to "
                          "the chosen inputs; payloads are little endian in every file")
         with open(a.expected, "w") as f:   # one sample per line: small and diffable
