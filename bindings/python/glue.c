@@ -635,7 +635,7 @@ PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx)
 				PyObject *r = pmpy_raw_dict(dec, ctx, s.raw.data, s.raw.size);
 
 				if (r) {
-					if (pmpy_set(d, pm_raw_decoder_name(dec), r))
+					if (pmpy_set(d, pm_raw_decoder_key(dec), r))
 						goto fail;
 				} else {
 					PyErr_Clear();

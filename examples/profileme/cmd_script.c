@@ -695,7 +695,7 @@ static void sample_json(struct script *s, const struct pm_file_record *rec, cons
 			int n = pm_raw_format_json(d, s->rctx, sm->raw.data, sm->raw.size, buf, sizeof(buf));
 
 			if (n > 0 && (size_t)n < sizeof(buf)) {
-				o_jkey(&first, pm_raw_decoder_name(d));
+				o_jkey(&first, pm_raw_decoder_key(d));
 				o_mem(buf, (size_t)n);
 			}
 		}
