@@ -7,6 +7,7 @@
 #include <profileme/record.h>
 
 #include "internal/pm_internal.h"
+#include "file/reader_int.h"
 
 enum {
 	COL_TIME, COL_PID, COL_TID, COL_CPU, COL_IP, COL_PERIOD, COL_ADDR, COL_ID, COL_EVENT,
@@ -299,26 +300,31 @@ static inline void pm_put(uint8_t *p, int type, uint64_t v)
 static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *stride, size_t ncols,
 			   size_t cap, size_t *n)
 {
-	struct pm_file_record rec = { .sz = sizeof(rec) };
-	struct pm_sample s = { .sz = sizeof(s) };
+	pm_file *f = c->f;
+	struct pmf_rec r;
+	size_t act[PM_COLUMNS_MAX], nact = 0;
 	size_t rows = 0;
 	int rc = 0;
 
 	ncols = PM_MIN(ncols, c->ncols);
+	for (size_t i = 0; i < ncols; i++)
+		if (base[i])
+			act[nact++] = i;
 	while (rows < cap) {
 		uint64_t base_vals[COL_BASE_COUNT];
+		struct pm__score s;
+		uint64_t present;
 		bool raw_ok = false;
 
-		rc = pm_file_next(c->f, &rec);
+		rc = pmf_next(f, &r);
 		if (rc <= 0)
 			break;
 		rc = 0;
-		if (rec.type != PM_RECORD_SAMPLE)
+		if (r.type != PM_RECORD_SAMPLE)
 			continue;
-		if (c->event >= 0 && rec.attr_idx != c->event)
+		if (c->event >= 0 && r.attr_idx != c->event)
 			continue;
-		s.sz = sizeof(s);
-		if (pm_file_sample(c->f, &rec, &s)) {
+		if (pmf_sample_core(f, &r, &s, &present)) {
 			c->skipped++;
 			continue;
 		}
@@ -328,29 +334,28 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 		base_vals[COL_CPU] = s.cpu;
 		base_vals[COL_IP] = s.ip;
 		base_vals[COL_PERIOD] = s.period;
-		if (!(s.present & PM_SAMPLE_PERIOD) && rec.attr_idx >= 0) {
+		if (!(present & PM_SAMPLE_PERIOD) && r.attr_idx >= 0) {
 			/* a fixed period lives in the attr (as perf script shows it) */
-			const struct pm_attr *a = pm_file_attr(c->f, (size_t)rec.attr_idx);
+			const struct pm_attr *a = pm_file_attr(f, (size_t)r.attr_idx);
 
 			if (a && !(a->flags & PM_ATTR_FREQ))
 				base_vals[COL_PERIOD] = a->sample_period;
 		}
 		base_vals[COL_ADDR] = s.addr;
 		base_vals[COL_ID] = s.id;
-		base_vals[COL_EVENT] = (uint64_t)(int64_t)rec.attr_idx;
-		base_vals[COL_CPUMODE] = s.misc & 7;
-		base_vals[COL_CALLCHAIN_NR] = (s.present & PM_SAMPLE_CALLCHAIN) ? s.callchain.nr : 0;
-		if (c->dec && rec.attr_idx >= 0 && (size_t)rec.attr_idx < c->nattrs &&
-		    c->dec_for_attr[rec.attr_idx] && (s.present & PM_SAMPLE_RAW))
-			raw_ok = pm_raw_decode_row(c->dec, c->ctx, s.raw.data, s.raw.size, c->vals,
+		base_vals[COL_EVENT] = (uint64_t)(int64_t)r.attr_idx;
+		base_vals[COL_CPUMODE] = r.misc & 7;
+		base_vals[COL_CALLCHAIN_NR] = s.callchain_nr;
+		if (c->dec && r.attr_idx >= 0 && (size_t)r.attr_idx < c->nattrs &&
+		    c->dec_for_attr[r.attr_idx] && s.raw)
+			raw_ok = pm_raw_decode_row(c->dec, c->ctx, s.raw, s.raw_size, c->vals,
 						   c->present, c->nfields) >= 0;
 		base_vals[COL_RAW_OK] = raw_ok;
-		for (size_t i = 0; i < ncols; i++) {
+		for (size_t j = 0; j < nact; j++) {
+			size_t i = act[j];
 			const struct pm_column *col = &c->cols[i];
 			uint64_t v;
 
-			if (!base[i])
-				continue;
 			if (i < COL_BASE_COUNT)
 				v = base_vals[i];
 			else if (!raw_ok)

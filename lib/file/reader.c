@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include "reader_int.h"
 
 #define PMF_DEFAULT_WINDOW (1u << 20)
+#define PMF_DEFAULT_MAP (32u << 20) /* mapping window of regular files */
 #define PMF_MIN_WINDOW (64u << 10)
 #define PMF_DEFAULT_REORDER (64u << 20)
 #define PMF_MAX_RECORD (1u << 30)     /* records with out-of-band data */
@@ -211,6 +213,56 @@ static int pmf_pread_full(pm_file *f, void *buf, size_t len, uint64_t off, const
 	return 0;
 }
 
+static int pmf_q_evacuate(pm_file *f);
+
+/*
+ * Regular files: move the mapping so that it starts at the page holding
+ * win_off + win_pos and covers at least need bytes (if the data has them).
+ * Queued records still pointing into the old mapping are copied first.
+ * Returns 1 / 0 / <0 like pmf_fill().
+ */
+static int pmf_remap(pm_file *f, size_t need)
+{
+	uint64_t target = f->win_off + f->win_pos, base, end, len;
+	void *m;
+	int rc;
+
+	end = f->info.file_size;
+	if (f->data_end < end)
+		end = f->data_end;
+	if (f->map) {
+		rc = pmf_q_evacuate(f);
+		if (rc)
+			return rc;
+		munmap(f->map, f->map_len);
+		f->map = f->win = NULL;
+		f->map_len = 0;
+	}
+	base = target - target % f->page_size;
+	f->win_off = base;
+	f->win_pos = (size_t)(target - base);
+	f->win_end = f->win_pos;
+	if (target >= end)
+		return need == 0;
+	len = PM_MAX((uint64_t)f->map_window, (uint64_t)f->win_pos + need);
+	if (len > end - base)
+		len = end - base;
+	if (len > SIZE_MAX / 2)
+		return pm__err(ENOMEM, "perf.data: cannot map %" PRIu64 " bytes", len);
+	m = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f->fd, (off_t)base);
+	if (m == MAP_FAILED)
+		return pm__err(errno, "perf.data: cannot map %" PRIu64 " bytes at offset %" PRIu64
+			       ": %s", len, base, strerror(errno));
+#ifdef MADV_SEQUENTIAL
+	madvise(m, (size_t)len, MADV_SEQUENTIAL);
+#endif
+	f->map = f->win = m;
+	f->map_len = (size_t)len;
+	f->win_cap = f->map_len;
+	f->win_end = f->map_len;
+	return f->win_end - f->win_pos >= need;
+}
+
 /*
  * Make [win_pos, win_pos + need) available.  Returns 1 if it is, 0 if the
  * stream ends before, <0 on a read error.  Pointers into the window are
@@ -220,6 +272,8 @@ static int pmf_fill(pm_file *f, size_t need)
 {
 	if (f->win_end - f->win_pos >= need)
 		return 1;
+	if (f->mapped)
+		return pmf_remap(f, need);
 	if (f->win_pos) {
 		memmove(f->win, f->win + f->win_pos, f->win_end - f->win_pos);
 		f->win_off += f->win_pos;
@@ -341,6 +395,11 @@ static int pmf_src_next(pm_file *f, struct pmf_rec *r)
 					   off, pm__ld32(p, f->be), total, f->win_end - f->win_pos), off);
 	}
 	r->data = f->win + f->win_pos;
+#if defined(__GNUC__) || defined(__clang__)
+	/* the data is read once, front to back: ask for it ahead (a hint
+	 * only; never faults, even past the end of the mapping) */
+	__builtin_prefetch(r->data + 2048);
+#endif
 	r->size = (uint32_t)total;
 	r->type = pm__ld32(r->data, f->be);
 	r->misc = pm__ld16(r->data + 4, f->be);
@@ -638,17 +697,17 @@ static int pmf_meta_next(pm_file *f, struct pmf_rec *r)
 /* time ordering */
 
 #define PMF_CHUNK (256u << 10)
+/* bytes a queued record counts against reorder_max_bytes: its bytes and a
+ * 32-byte header, 8-aligned (the accounting of the earlier copying queue,
+ * kept so that early releases happen at the same records) */
+#define PMF_QENT_BYTES(size) ((32 + (size_t)(size) + 7) & ~(size_t)7)
 
-static inline bool pmf_q_less(const struct pmf_hent *a, const struct pmf_hent *b)
+/* copy space for a queued record: the chunk's live count is taken */
+static uint8_t *pmf_q_alloc(pm_file *f, size_t size, struct pmf_chunk **chunk)
 {
-	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
-}
-
-static struct pmf_qent *pmf_q_alloc(pm_file *f, size_t size)
-{
-	size_t need = (sizeof(struct pmf_qent) + size + 7) & ~(size_t)7;
+	size_t need = (size + 7) & ~(size_t)7;
 	struct pmf_chunk *c = f->cur_chunk;
-	struct pmf_qent *e;
+	uint8_t *p;
 
 	if (!c || c->cap - c->used < need) {
 		size_t cap = PM_MAX(need, PMF_CHUNK);
@@ -672,19 +731,15 @@ static struct pmf_qent *pmf_q_alloc(pm_file *f, size_t size)
 			f->cur_chunk = c;
 		}
 	}
-	e = (struct pmf_qent *)(void *)(c->data + c->used);
+	p = c->data + c->used;
 	c->used += need;
 	c->live++;
-	e->chunk = c;
-	f->qbytes += need;
-	return e;
+	*chunk = c;
+	return p;
 }
 
-static void pmf_q_release(pm_file *f, struct pmf_qent *e)
+static void pmf_chunk_release(pm_file *f, struct pmf_chunk *c)
 {
-	struct pmf_chunk *c = e->chunk;
-
-	f->qbytes -= (sizeof(struct pmf_qent) + e->size + 7) & ~(size_t)7;
 	if (--c->live || c == f->cur_chunk)
 		return;
 	if (!f->spare_chunk && c->cap == PMF_CHUNK)
@@ -693,74 +748,231 @@ static void pmf_q_release(pm_file *f, struct pmf_qent *e)
 		free(c);
 }
 
-static int pmf_q_push(pm_file *f, const struct pmf_rec *r)
+static inline bool pmf_rh_less(const struct pmf_rhent *a, const struct pmf_rhent *b)
 {
-	struct pmf_hent h;
-	struct pmf_qent *e;
-	size_t i;
-
-	if (f->hn == f->hqcap) {
-		size_t nc = f->hqcap ? f->hqcap * 2 : 1024;
-		struct pmf_hent *n = pm__reallocarray(f->heap, nc, sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		f->heap = n;
-		f->hqcap = nc;
-	}
-	e = pmf_q_alloc(f, r->size);
-	if (!e)
-		return -ENOMEM;
-	e->offset = r->offset;
-	e->size = r->size;
-	e->attr_idx = r->attr_idx;
-	e->misc = r->misc;
-	e->from_comp = r->from_comp;
-	memcpy(e->data, r->data, r->size);
-	h.ts = r->time;
-	h.seq = f->seq++;
-	h.e = e;
-	i = f->hn++;
-	while (i) {
-		size_t p = (i - 1) / 2;
-
-		if (!pmf_q_less(&h, &f->heap[p]))
-			break;
-		f->heap[i] = f->heap[p];
-		i = p;
-	}
-	f->heap[i] = h;
-	if (r->time > f->max_ts)
-		f->max_ts = r->time;
-	return 0;
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
 }
 
-static struct pmf_hent pmf_q_pop(pm_file *f)
+static void pmf_rh_down(pm_file *f, size_t i)
 {
-	struct pmf_hent top = f->heap[0], last = f->heap[--f->hn];
-	size_t i = 0, n = f->hn;
+	struct pmf_rhent *h = f->rheap, x = h[i];
+	size_t n = f->rhn;
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && pmf_q_less(&f->heap[c + 1], &f->heap[c]))
+		if (c + 1 < n && pmf_rh_less(&h[c + 1], &h[c]))
 			c++;
-		if (!pmf_q_less(&f->heap[c], &last))
+		if (!pmf_rh_less(&h[c], &x))
 			break;
-		f->heap[i] = f->heap[c];
+		h[i] = h[c];
 		i = c;
 	}
-	if (n)
-		f->heap[i] = last;
-	return top;
+	h[i] = x;
 }
 
-static void pmf_out(const pm_file *f, struct pm_file_record *rec, const struct pmf_rec *r)
+static void pmf_rh_up(pm_file *f, size_t i)
+{
+	struct pmf_rhent *h = f->rheap, x = h[i];
+
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (!pmf_rh_less(&x, &h[p]))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = x;
+}
+
+/* Drop exhausted runs and move the live records of q to its start; the
+ * run heap is rebuilt (run indices change). */
+static void pmf_q_compact(pm_file *f)
+{
+	size_t w = 0, nr = 0;
+
+	for (size_t i = 0; i < f->nruns; i++) {
+		struct pmf_run *r = &f->runs[i];
+		size_t n = r->end - r->head;
+
+		if (!n)
+			continue;
+		if (r->head != w)
+			memmove(&f->q[w], &f->q[r->head], n * sizeof(*f->q));
+		f->runs[nr].head = w;
+		f->runs[nr].end = w + n;
+		f->runs[nr].seq = r->seq; /* runs keep their order */
+		f->rheap[nr].ts = f->q[w].ts;
+		f->rheap[nr].seq = r->seq;
+		f->rheap[nr].run = nr;
+		w += n;
+		nr++;
+	}
+	f->nruns = nr;
+	f->qend = w;
+	f->rhn = nr;
+	for (size_t i = nr / 2; i-- > 0;)
+		pmf_rh_down(f, i);
+}
+
+static int pmf_q_push(pm_file *f, const struct pmf_rec *r)
+{
+	struct pmf_run *run = f->nruns ? &f->runs[f->nruns - 1] : NULL;
+	struct pmf_qent *e;
+
+	if (f->qend == f->qcap) {
+		size_t live = 0;
+
+		for (size_t i = 0; i < f->nruns; i++)
+			live += f->runs[i].end - f->runs[i].head;
+		if (f->qcap && live <= f->qcap / 2) {
+			pmf_q_compact(f);
+		} else {
+			size_t nc = f->qcap ? f->qcap * 2 : 4096;
+			struct pmf_qent *n = pm__reallocarray(f->q, nc, sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			f->q = n;
+			f->qcap = nc;
+		}
+		run = f->nruns ? &f->runs[f->nruns - 1] : NULL;
+	}
+	e = &f->q[f->qend];
+	e->ts = r->time;
+	e->offset = r->offset;
+	e->size = r->size;
+	e->attr_idx = r->attr_idx;
+	e->misc = r->misc;
+	e->from_comp = r->from_comp;
+	if (f->mapped && !r->from_comp) {
+		e->data = r->data; /* stays in the mapping until it moves on */
+		e->chunk = NULL;
+	} else {
+		uint8_t *p = pmf_q_alloc(f, r->size, &e->chunk);
+
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, r->data, r->size);
+		e->data = p;
+	}
+	if (run && run->end == f->qend && run->head < run->end && r->time >= f->q[run->end - 1].ts) {
+		run->end++; /* the open run goes on */
+	} else {
+		struct pmf_rhent *h;
+
+		if (f->nruns == f->cap_runs) {
+			size_t nc = f->cap_runs ? f->cap_runs * 2 : 64;
+			struct pmf_run *n = pm__reallocarray(f->runs, nc, sizeof(*n));
+
+			if (!n)
+				goto nomem;
+			f->runs = n;
+			f->cap_runs = nc;
+		}
+		if (f->rhn == f->cap_rheap) {
+			size_t nc = f->cap_rheap ? f->cap_rheap * 2 : 64;
+			struct pmf_rhent *n = pm__reallocarray(f->rheap, nc, sizeof(*n));
+
+			if (!n)
+				goto nomem;
+			f->rheap = n;
+			f->cap_rheap = nc;
+		}
+		f->runs[f->nruns].head = f->qend;
+		f->runs[f->nruns].end = f->qend + 1;
+		f->runs[f->nruns].seq = f->runs_seq;
+		h = &f->rheap[f->rhn++];
+		h->ts = r->time;
+		h->seq = f->runs_seq++;
+		h->run = f->nruns++;
+		pmf_rh_up(f, f->rhn - 1);
+	}
+	f->qend++;
+	f->qbytes += PMF_QENT_BYTES(r->size);
+	if (r->time > f->max_ts)
+		f->max_ts = r->time;
+	return 0;
+nomem:
+	if (e->chunk)
+		pmf_chunk_release(f, e->chunk);
+	return -ENOMEM;
+}
+
+/* The earliest queued record (rhn > 0); its chunk (if any) is the caller's
+ * to release. */
+static const struct pmf_qent *pmf_q_pop(pm_file *f)
+{
+	struct pmf_run *run = &f->runs[f->rheap[0].run];
+	const struct pmf_qent *e = &f->q[run->head++];
+
+	f->qbytes -= PMF_QENT_BYTES(e->size);
+	if (run->head < run->end) {
+		f->rheap[0].ts = f->q[run->head].ts;
+		if (f->rhn > 1)
+			pmf_rh_down(f, 0);
+	} else if (--f->rhn) {
+		f->rheap[0] = f->rheap[f->rhn];
+		pmf_rh_down(f, 0);
+	}
+	return e;
+}
+
+/* Before the mapping moves on: copy the queued records that point into it. */
+static int pmf_q_evacuate(pm_file *f)
+{
+	for (size_t i = 0; i < f->nruns; i++) {
+		for (size_t k = f->runs[i].head; k < f->runs[i].end; k++) {
+			struct pmf_qent *e = &f->q[k];
+			uint8_t *p;
+
+			if (e->chunk)
+				continue;
+			p = pmf_q_alloc(f, e->size, &e->chunk);
+			if (!p)
+				return pm__err(ENOMEM, "perf.data: no memory to sort records");
+			memcpy(p, e->data, e->size);
+			e->data = p;
+		}
+	}
+	return 0;
+}
+
+static void pmf_q_free(pm_file *f)
+{
+	for (size_t i = 0; i < f->nruns; i++)
+		for (size_t k = f->runs[i].head; k < f->runs[i].end; k++)
+			if (f->q[k].chunk)
+				pmf_chunk_release(f, f->q[k].chunk);
+	if (f->last_out)
+		pmf_chunk_release(f, f->last_out);
+	free(f->q);
+	free(f->runs);
+	free(f->rheap);
+	free(f->cur_chunk);
+	free(f->spare_chunk);
+}
+
+void pmf_out(const pm_file *f, struct pm_file_record *rec, const struct pmf_rec *r)
 {
 	struct pm_file_record o;
 
+	if (rec->sz == sizeof(o)) {
+		rec->type = r->type;
+		rec->misc = r->misc;
+		rec->reserved = 0;
+		rec->size = r->size;
+		rec->attr_idx = r->attr_idx;
+		rec->data = r->data;
+		rec->offset = r->offset;
+		rec->time = r->time;
+		rec->from_compressed = r->from_comp;
+		rec->big_endian = f->be;
+		return;
+	}
 	memset(&o, 0, sizeof(o));
 	o.sz = sizeof(o);
 	o.type = r->type;
@@ -775,6 +987,73 @@ static void pmf_out(const pm_file *f, struct pm_file_record *rec, const struct p
 	pm__struct_copy_out(rec, rec->sz, &o, sizeof(o));
 }
 
+/* pm_file_next() without the public struct: the next record in order. */
+int pmf_next(pm_file *f, struct pmf_rec *r)
+{
+	int rc;
+
+	if (f->last_out) {
+		pmf_chunk_release(f, f->last_out);
+		f->last_out = NULL;
+	}
+	if (f->raw_order)
+		return pmf_meta_next(f, r);
+	for (;;) {
+		if (f->draining) {
+			if (f->rhn && f->rheap[0].ts <= f->limit) {
+				const struct pmf_qent *e = pmf_q_pop(f);
+
+				f->last_out = e->chunk;
+				r->data = e->data;
+				r->size = e->size;
+				r->type = pm__ld32(e->data, f->be);
+				r->misc = e->misc;
+				r->from_comp = e->from_comp;
+				r->offset = e->offset;
+				r->attr_idx = e->attr_idx;
+				r->time = e->ts;
+				return 1;
+			}
+			f->draining = false;
+			if (f->held) {
+				f->held = false;
+				*r = f->held_rec;
+				return 1;
+			}
+			if (f->final)
+				return f->err; /* 0 at a clean end */
+		}
+		rc = pmf_meta_next(f, r);
+		if (rc <= 0) {
+			f->final = f->draining = true;
+			f->limit = UINT64_MAX;
+			continue;
+		}
+		if (r->type < PM_RECORD_USER_TYPE_START && r->time != PM_FILE_NO_TIME && r->time) {
+			rc = pmf_q_push(f, r);
+			if (rc)
+				return pmf_fail(f, pm__err(-rc, "perf.data: no memory to sort records"),
+						r->offset);
+			if (f->qbytes > f->reorder_max) {
+				uint64_t lo = f->rheap[0].ts;
+
+				f->limit = lo + (f->max_ts - lo) / 2;
+				f->draining = true;
+			}
+			continue;
+		}
+		if (r->type == PM_RECORD_FINISHED_ROUND) {
+			f->limit = f->next_flush;
+			f->next_flush = f->max_ts;
+			f->held = true;
+			f->held_rec = *r;
+			f->draining = true;
+			continue;
+		}
+		return 1;
+	}
+}
+
 int pm_file_next(pm_file *f, struct pm_file_record *rec)
 {
 	struct pmf_rec r;
@@ -782,77 +1061,16 @@ int pm_file_next(pm_file *f, struct pm_file_record *rec)
 
 	if (!f || !rec)
 		return pm__err(EINVAL, "pm_file_next: NULL argument");
-	rc = pm__struct_check(rec, rec->sz, offsetof(struct pm_file_record, offset) + 8,
-			      sizeof(*rec), "pm_file_record");
-	if (rc)
-		return rc;
-	if (f->last_out) {
-		pmf_q_release(f, f->last_out);
-		f->last_out = NULL;
+	if (rec->sz != sizeof(*rec)) {
+		rc = pm__struct_check(rec, rec->sz, offsetof(struct pm_file_record, offset) + 8,
+				      sizeof(*rec), "pm_file_record");
+		if (rc)
+			return rc;
 	}
-	if (f->raw_order) {
-		rc = pmf_meta_next(f, &r);
-		if (rc > 0)
-			pmf_out(f, rec, &r);
-		return rc;
-	}
-	for (;;) {
-		if (f->draining) {
-			if (f->hn && f->heap[0].ts <= f->limit) {
-				struct pmf_hent h = pmf_q_pop(f);
-				struct pmf_qent *e = h.e;
-
-				f->last_out = e;
-				r.data = e->data;
-				r.size = e->size;
-				r.type = pm__ld32(e->data, f->be);
-				r.misc = e->misc;
-				r.from_comp = e->from_comp;
-				r.offset = e->offset;
-				r.attr_idx = e->attr_idx;
-				r.time = h.ts;
-				pmf_out(f, rec, &r);
-				return 1;
-			}
-			f->draining = false;
-			if (f->held) {
-				f->held = false;
-				pmf_out(f, rec, &f->held_rec);
-				return 1;
-			}
-			if (f->final)
-				return f->err; /* 0 at a clean end */
-		}
-		rc = pmf_meta_next(f, &r);
-		if (rc <= 0) {
-			f->final = f->draining = true;
-			f->limit = UINT64_MAX;
-			continue;
-		}
-		if (r.type < PM_RECORD_USER_TYPE_START && r.time != PM_FILE_NO_TIME && r.time) {
-			rc = pmf_q_push(f, &r);
-			if (rc)
-				return pmf_fail(f, pm__err(-rc, "perf.data: no memory to sort records"),
-						r.offset);
-			if (f->qbytes > f->reorder_max) {
-				uint64_t lo = f->heap[0].ts;
-
-				f->limit = lo + (f->max_ts - lo) / 2;
-				f->draining = true;
-			}
-			continue;
-		}
-		if (r.type == PM_RECORD_FINISHED_ROUND) {
-			f->limit = f->next_flush;
-			f->next_flush = f->max_ts;
-			f->held = true;
-			f->held_rec = r;
-			f->draining = true;
-			continue;
-		}
+	rc = pmf_next(f, &r);
+	if (rc > 0)
 		pmf_out(f, rec, &r);
-		return 1;
-	}
+	return rc;
 }
 
 uint64_t pm_file_error_offset(const pm_file *f)
@@ -1102,7 +1320,7 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 {
 	uint8_t hdr[PMF_HDR_SIZE];
 	struct stat st;
-	uint64_t hsize;
+	uint64_t hsize, start;
 	struct pm_file_opts o = { 0 };
 	int rc;
 
@@ -1122,9 +1340,6 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 		if (opts->reorder_max_bytes)
 			f->reorder_max = opts->reorder_max_bytes;
 	}
-	f->win = malloc(f->win_cap);
-	if (!f->win)
-		return -ENOMEM;
 	f->data_end = UINT64_MAX;
 	f->err_off = UINT64_MAX;
 	f->info.sz = sizeof(f->info);
@@ -1133,36 +1348,58 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 	f->seekable = S_ISREG(st.st_mode);
 	if (f->seekable) {
 		off_t cur = lseek(f->fd, 0, SEEK_CUR);
+		long pg = sysconf(_SC_PAGESIZE);
 
 		/* a regular file given as a descriptor is read from its position */
 		f->win_off = cur > 0 ? (uint64_t)cur : 0;
 		f->info.file_size = (uint64_t)st.st_size;
+		/* mapped in sliding windows; the read window if mmap() fails */
+		f->page_size = pg > 0 ? (size_t)pg : 4096;
+		f->map_window = opts && opts->window_size ? f->win_cap : PMF_DEFAULT_MAP;
+		f->map_window = (f->map_window + f->page_size - 1) / f->page_size * f->page_size;
+		if (st.st_size > 0) {
+			f->mapped = true;
+			rc = pmf_fill(f, PMF_PIPE_HDR_SIZE);
+			if (rc < 0) {
+				pm__debug("perf.data: %s; reading with pread", pm_errmsg());
+				f->mapped = false;
+				f->win_pos = f->win_end = 0;
+				f->win_off = cur > 0 ? (uint64_t)cur : 0;
+			}
+		}
+	}
+	if (!f->mapped) {
+		f->win = malloc(f->win_cap);
+		if (!f->win)
+			return -ENOMEM;
 	}
 
 	rc = pmf_fill(f, PMF_PIPE_HDR_SIZE);
 	if (rc < 0)
 		return rc;
+	start = f->win_off + f->win_pos;
 	if (!rc)
 		return pm__err(PM_ERR_TRUNCATED, "perf.data: header cut short: %zu bytes at offset %"
-			       PRIu64 ", need at least %d", f->win_end, f->win_off, PMF_PIPE_HDR_SIZE);
-	if (!memcmp(f->win, "PERFILE2", 8))
+			       PRIu64 ", need at least %d", f->win_end - f->win_pos, start,
+			       PMF_PIPE_HDR_SIZE);
+	if (!memcmp(f->win + f->win_pos, "PERFILE2", 8))
 		f->be = false;
-	else if (!memcmp(f->win, "2ELIFREP", 8))
+	else if (!memcmp(f->win + f->win_pos, "2ELIFREP", 8))
 		f->be = true;
-	else if (!memcmp(f->win, "PERFFILE", 8))
+	else if (!memcmp(f->win + f->win_pos, "PERFFILE", 8))
 		return pm__err(PM_ERR_VERSION, "perf.data: version 1 file (magic PERFFILE) "
 			       "is not supported");
 	else
 		return pm__err(PM_ERR_FORMAT, "perf.data: bad magic at offset %" PRIu64
-			       " (not a perf.data file)", f->win_off);
+			       " (not a perf.data file)", start);
 	f->info.big_endian = f->be;
-	hsize = pm__ld64(f->win + 8, f->be);
+	hsize = pm__ld64(f->win + f->win_pos + 8, f->be);
 	f->info.header_size = hsize;
 
 	if (hsize == PMF_PIPE_HDR_SIZE) {
 		f->info.pipe_mode = 1;
-		f->info.data_offset = f->win_off + PMF_PIPE_HDR_SIZE;
-		f->win_pos = PMF_PIPE_HDR_SIZE;
+		f->info.data_offset = start + PMF_PIPE_HDR_SIZE;
+		f->win_pos += PMF_PIPE_HDR_SIZE;
 		pmf_prime_pipe(f);
 		return 0;
 	}
@@ -1173,7 +1410,7 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 	if (!f->seekable)
 		return pm__err(PM_ERR_UNSUPPORTED, "perf.data: a file-mode perf.data must be read "
 			       "from a regular file (use perf record -o - for pipes)");
-	if (f->win_off)
+	if (start)
 		return pm__err(PM_ERR_UNSUPPORTED, "perf.data: a file-mode perf.data must start at "
 			       "offset 0 of its descriptor");
 	if (f->info.file_size < hsize)
@@ -1277,7 +1514,6 @@ void pm_file_close(pm_file *f)
 		return;
 	if (f->own_fd)
 		close(f->fd);
-	free(f->win);
 	free(f->dbuf);
 #ifdef PM_HAVE_ZSTD
 	if (f->zds)
@@ -1291,13 +1527,11 @@ void pm_file_close(pm_file *f)
 	free(f->ev);
 	free(f->hkey);
 	free(f->hval);
-	for (size_t i = 0; i < f->hn; i++)
-		pmf_q_release(f, f->heap[i].e);
-	if (f->last_out)
-		pmf_q_release(f, f->last_out);
-	free(f->heap);
-	free(f->cur_chunk);
-	free(f->spare_chunk);
+	pmf_q_free(f);
+	if (f->map)
+		munmap(f->map, f->map_len);
+	else
+		free(f->win);
 	pmf_feat_free(f);
 	free(f);
 }

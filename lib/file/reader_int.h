@@ -7,6 +7,7 @@
 #include <profileme/record.h>
 
 #include "internal/pm_internal.h"
+#include "record/record_internal.h"
 
 /* One attr (evsel) of the file. */
 struct pmf_evsel {
@@ -51,21 +52,30 @@ struct pmf_chunk {
 	uint8_t data[];
 };
 
-/* A record buffered for time sorting. */
+/* A record buffered for time sorting.  data points into the file mapping
+ * (chunk NULL) or into a chunk copy (pipes, decompressed records, records
+ * of a mapping that was moved on). */
 struct pmf_qent {
+	uint64_t ts;
+	const uint8_t *data;
 	struct pmf_chunk *chunk;
 	uint64_t offset;
 	uint32_t size;
 	int32_t attr_idx;
 	uint16_t misc;
 	uint8_t from_comp;
-	uint8_t data[];
 };
 
-/* heap slot: keys inline so that comparisons touch only the heap array */
-struct pmf_hent {
+/* A run: queued records [head, end) of f->q in time order. */
+struct pmf_run {
+	size_t head, end;
+	uint64_t seq; /* creation number */
+};
+
+/* heap slot over runs: key = time of the run's head, then run creation order */
+struct pmf_rhent {
 	uint64_t ts, seq;
-	struct pmf_qent *e;
+	size_t run;
 };
 
 struct pmf_cap { char *pmu, *name, *value; };
@@ -128,19 +138,33 @@ struct pm_file {
 	struct pmf_bid *bids;
 	size_t nbids;
 
-	/* order */
+	/* order: records pushed in file order form runs of non-decreasing
+	 * time (one per CPU ring within a round, typically); they are merged
+	 * through a small heap of runs keyed by each run's head */
 	bool raw_order;
 	bool keep_compressed;
 	size_t reorder_max;
-	struct pmf_hent *heap;
+	struct pmf_qent *q;       /* queued records, runs contiguous */
+	size_t qend, qcap;        /* q[0, qend) used (popped heads included) */
+	struct pmf_run *runs;     /* in creation order (= order in q) */
+	size_t nruns, cap_runs;
+	uint64_t runs_seq;        /* next run creation number */
+	struct pmf_rhent *rheap;  /* non-empty runs */
+	size_t rhn, cap_rheap;
 	struct pmf_chunk *cur_chunk, *spare_chunk;
-	size_t hn, hqcap;
 	size_t qbytes;
-	uint64_t seq, max_ts, next_flush, limit;
+	uint64_t max_ts, next_flush, limit;
 	bool draining, final;
-	struct pmf_qent *last_out;
+	struct pmf_chunk *last_out;
 	bool held;
 	struct pmf_rec held_rec;
+
+	/* file mapping (regular files): [map, map + map_len) maps file offset
+	 * win_off; win == map */
+	bool mapped;
+	uint8_t *map;
+	size_t map_len, map_window;
+	size_t page_size;
 
 	/* metadata records at offsets below this were processed already */
 	uint64_t meta_done;
@@ -163,6 +187,13 @@ PM_HIDDEN int pmf_add_id(pm_file *f, size_t idx, uint64_t id);
 PM_HIDDEN int pmf_add_evsel(pm_file *f, const struct pm_attr *attr, const uint8_t *ids, size_t nr_ids);
 PM_HIDDEN int pmf_set_name(pm_file *f, size_t idx, const char *name, size_t len);
 PM_HIDDEN int pmf_load_feature(pm_file *f, unsigned feat);
+PM_HIDDEN int pmf_next(pm_file *f, struct pmf_rec *r);
+PM_HIDDEN void pmf_out(const pm_file *f, struct pm_file_record *rec, const struct pmf_rec *r);
+
+/* reader_rows.c: the fields of a SAMPLE for bulk readers; 0, or <0 from
+ * pm_file_sample() (no attr, unknown layout, damaged record) */
+PM_HIDDEN int pmf_sample_core(const pm_file *f, const struct pmf_rec *r, struct pm__score *o,
+			      uint64_t *present);
 
 #define PMF_TEST_BIT(words, n) (((words)[(n) / 64] >> ((n) % 64)) & 1)
 #define PMF_SET_BIT(words, n) ((words)[(n) / 64] |= 1ULL << ((n) % 64))

@@ -31,53 +31,81 @@ int pm_file_sample(const pm_file *f, const struct pm_file_record *rec, struct pm
 	return 0;
 }
 
-static void pmf_row_fill(const pm_file *f, const struct pm_file_record *rec,
-			 const struct pm_sample *s, struct pm_sample_row *row)
+int pmf_sample_core(const pm_file *f, const struct pmf_rec *r, struct pm__score *o,
+		    uint64_t *present)
 {
-	uint64_t p = s->present;
+	struct pm_file_record rec;
+	struct pm_sample s;
+	int rc;
 
-	memset(row, 0, sizeof(*row));
-	row->time = (p & PM_SAMPLE_TIME) ? s->time : PM_FILE_NO_TIME;
-	row->ip = s->ip;
-	row->addr = s->addr;
-	row->period = s->period;
-	row->id = s->id;
-	row->pid = (p & PM_SAMPLE_TID) ? s->pid : UINT32_MAX;
-	row->tid = (p & PM_SAMPLE_TID) ? s->tid : UINT32_MAX;
-	row->cpu = (p & PM_SAMPLE_CPU) ? s->cpu : UINT32_MAX;
-	row->event_idx = rec->attr_idx;
-	row->misc = rec->misc;
-	row->raw_offset = UINT64_MAX;
-	if (p & PM_SAMPLE_RAW) {
-		row->raw_size = s->raw.size;
-		if (!rec->from_compressed && s->raw.data)
-			row->raw_offset = rec->offset +
-					  (uint64_t)(s->raw.data - (const uint8_t *)rec->data);
+	if (r->attr_idx >= 0 && (size_t)r->attr_idx < f->nr_ev) {
+		const pm_sample_layout *l = f->ev[r->attr_idx].layout;
+
+		if (l && !pm__sample_core(l, r->data, r->size, f->be, o)) {
+			*present = l->sample_type;
+			return 0;
+		}
 	}
-	(void)f;
+	rec.sz = sizeof(rec);
+	pmf_out(f, &rec, r);
+	s.sz = sizeof(s);
+	rc = pm_file_sample(f, &rec, &s);
+	if (rc < 0)
+		return rc;
+	o->id = s.id;
+	o->ip = s.ip;
+	o->time = s.time;
+	o->addr = s.addr;
+	o->period = s.period;
+	o->pid = s.pid;
+	o->tid = s.tid;
+	o->cpu = s.cpu;
+	o->callchain_nr = (s.present & PM_SAMPLE_CALLCHAIN) ? s.callchain.nr : 0;
+	o->raw = (s.present & PM_SAMPLE_RAW) ? s.raw.data : NULL;
+	o->raw_size = (s.present & PM_SAMPLE_RAW) ? s.raw.size : 0;
+	*present = s.present;
+	return 0;
 }
 
 int pm_file_read_samples(pm_file *f, struct pm_sample_row *rows, size_t cap, size_t *n)
 {
-	struct pm_file_record rec;
-	struct pm_sample s;
+	struct pmf_rec r;
 	size_t k = 0;
 	int rc = 1;
 
 	if (!f || !n || (cap && !rows))
 		return pm__err(EINVAL, "pm_file_read_samples: NULL argument");
-	rec.sz = sizeof(rec);
-	s.sz = sizeof(s);
 	while (k < cap) {
-		rc = pm_file_next(f, &rec);
+		struct pm_sample_row *row;
+		struct pm__score s;
+		uint64_t p;
+
+		rc = pmf_next(f, &r);
 		if (rc <= 0)
 			break;
-		if (rec.type != PM_RECORD_SAMPLE || rec.attr_idx < 0)
+		if (r.type != PM_RECORD_SAMPLE || r.attr_idx < 0)
 			continue;
-		rc = pm_file_sample(f, &rec, &s);
+		rc = pmf_sample_core(f, &r, &s, &p);
 		if (rc < 0)
 			break;
-		pmf_row_fill(f, &rec, &s, &rows[k++]);
+		row = &rows[k++];
+		memset(row, 0, sizeof(*row));
+		row->time = (p & PM_SAMPLE_TIME) ? s.time : PM_FILE_NO_TIME;
+		row->ip = s.ip;
+		row->addr = s.addr;
+		row->period = s.period;
+		row->id = s.id;
+		row->pid = (p & PM_SAMPLE_TID) ? s.pid : UINT32_MAX;
+		row->tid = (p & PM_SAMPLE_TID) ? s.tid : UINT32_MAX;
+		row->cpu = (p & PM_SAMPLE_CPU) ? s.cpu : UINT32_MAX;
+		row->event_idx = r.attr_idx;
+		row->misc = r.misc;
+		row->raw_offset = UINT64_MAX;
+		if (p & PM_SAMPLE_RAW) {
+			row->raw_size = s.raw_size;
+			if (!r.from_comp && s.raw)
+				row->raw_offset = r.offset + (uint64_t)(s.raw - r.data);
+		}
 		rc = 1;
 	}
 	*n = k;

@@ -144,6 +144,25 @@ int pm_sample_layout_new(pm_sample_layout **out, const struct pm_attr *attr)
 		l->trailer_size = 8 * (uint32_t)(!!(st & PM_SAMPLE_TID) + !!(st & PM_SAMPLE_TIME) +
 						 !!(st & PM_SAMPLE_ID) + !!(st & PM_SAMPLE_STREAM_ID) +
 						 !!(st & PM_SAMPLE_CPU) + !!(st & PM_SAMPLE_IDENTIFIER));
+	l->core_ok = !(st & ~(uint64_t)(PM_SAMPLE_IDENTIFIER | PM_SAMPLE_IP | PM_SAMPLE_TID |
+					PM_SAMPLE_TIME | PM_SAMPLE_ADDR | PM_SAMPLE_ID |
+					PM_SAMPLE_STREAM_ID | PM_SAMPLE_CPU | PM_SAMPLE_PERIOD |
+					PM_SAMPLE_READ | PM_SAMPLE_CALLCHAIN | PM_SAMPLE_RAW)) &&
+		     !((st & PM_SAMPLE_READ) && (rf & PM_FORMAT_GROUP));
+	for (uint32_t i = 0; i < l->nslots; i++) {
+		uint16_t o = (uint16_t)l->slots[i].off;
+
+		switch (l->slots[i].dst) {
+		case PM__DST_ID: l->off_id = o; break; /* ID after IDENTIFIER: the later wins */
+		case PM__DST_IP: l->off_ip = o; break;
+		case PM__DST_TID: l->off_tid = o; break;
+		case PM__DST_TIME: l->off_time = o; break;
+		case PM__DST_ADDR: l->off_addr = o; break;
+		case PM__DST_CPU: l->off_cpu = o; break;
+		case PM__DST_PERIOD: l->off_period = o; break;
+		default: break;
+		}
+	}
 	*out = l;
 	return 0;
 }

@@ -47,7 +47,77 @@ struct pm_sample_layout {
 	/* sample_id_all trailer */
 	bool sample_id_all;
 	uint32_t trailer_size;
+	/* pm__sample_core(): usable when sample_type has nothing past the
+	 * prefix but a non-group READ, CALLCHAIN and RAW; offsets of the
+	 * prefix fields from the record start, 0 = absent */
+	bool core_ok;
+	uint16_t off_id, off_ip, off_tid, off_time, off_addr, off_cpu, off_period;
 };
+
+/* The fields bulk readers (rows, columns) need from a SAMPLE. */
+struct pm__score {
+	uint64_t id, ip, time, addr, period, callchain_nr;
+	uint32_t pid, tid, cpu, raw_size;
+	const uint8_t *raw; /* NULL: no RAW */
+};
+
+#define PM__LDF(b, off, be, w) ((off) ? pm__ld##w((b) + (off), (be)) : 0)
+
+/*
+ * Fast decode of the fields of struct pm__score, with the bounds checks of
+ * pm_sample_parse() for the fields it walks.  @p b is a SAMPLE record of
+ * @p len bytes (header.size already checked to be @p len by the caller).
+ * Returns 0, or 1 when the layout or the record needs pm_sample_parse()
+ * (for the error message, or for the fields this does not walk).
+ */
+static inline int pm__sample_core(const pm_sample_layout *l, const uint8_t *b, size_t len, bool be,
+				  struct pm__score *o)
+{
+	uint64_t st = l->sample_type;
+	size_t pos = l->prefix_end, end = len;
+
+	if (!l->core_ok || pos > end)
+		return 1;
+	o->id = PM__LDF(b, l->off_id, be, 64);
+	o->ip = PM__LDF(b, l->off_ip, be, 64);
+	o->time = PM__LDF(b, l->off_time, be, 64);
+	o->addr = PM__LDF(b, l->off_addr, be, 64);
+	o->period = PM__LDF(b, l->off_period, be, 64);
+	o->pid = PM__LDF(b, l->off_tid, be, 32);
+	o->tid = PM__LDF(b, l->off_tid + (l->off_tid ? 4 : 0), be, 32);
+	o->cpu = PM__LDF(b, l->off_cpu, be, 32);
+	o->callchain_nr = 0;
+	o->raw = NULL;
+	o->raw_size = 0;
+	if (st & PM_SAMPLE_READ) {
+		if (!pm__fits(pos, l->read_fixed, end))
+			return 1;
+		pos += l->read_fixed;
+	}
+	if (st & PM_SAMPLE_CALLCHAIN) {
+		uint64_t nr;
+
+		if (!pm__fits(pos, 8, end))
+			return 1;
+		nr = pm__ld64(b + pos, be);
+		if (nr > (end - pos - 8) / 8)
+			return 1;
+		o->callchain_nr = nr;
+		pos += 8 + (size_t)nr * 8;
+	}
+	if (st & PM_SAMPLE_RAW) {
+		uint32_t sz;
+
+		if (!pm__fits(pos, 4, end))
+			return 1;
+		sz = pm__ld32(b + pos, be);
+		if (!pm__fits(pos + 4, sz, end))
+			return 1;
+		o->raw = b + pos + 4;
+		o->raw_size = sz;
+	}
+	return 0;
+}
 
 /* Bounded, never-NUL-trusting string length in [p, p+max). */
 static inline uint32_t pm__strnlen32(const uint8_t *p, size_t max)
