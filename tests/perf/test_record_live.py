@@ -119,17 +119,28 @@ def check_tracepoint_file(tmp):
     rows, pp = perf_samples(out)
     check(pp.returncode == 0, "perf script reads the tracepoint file (%s)"
           % pp.stderr.strip()[:200])
-    check(m and len(rows) == int(m[1]) and len(rows) >= 2,
-          "perf script shows the %s sched_switch samples written (%d)"
-          % (m[1] if m else "?", len(rows)))
+    # perf script drops an event whose time lies below the last flushed round
+    # (a sched_switch written late into another CPU's ring) and says so:
+    # "N out of order events recorded".  profileme keeps it.
+    ooo = re.search(r"(\d+) out of order events", pp.stderr)
+    dropped = int(ooo[1]) if ooo else 0
+    check(m and len(rows) + dropped == int(m[1]) and len(rows) >= 2,
+          "perf script shows the %s sched_switch samples written (%d, %d out of order)"
+          % (m[1] if m else "?", len(rows), dropped))
     check(all(r[6] == "sched:sched_switch" and r[4] == 1 for r in rows),
           "perf: every sample is sched:sched_switch with period 1")
     ours = run([PM, "script", "--json", "-i", out])
     js = [json.loads(l) for l in ours.stdout.splitlines() if l.startswith("{")]
     key = lambda t: sorted(t)
-    check(key((s["tid"], s["cpu"], s["time"]) for s in js) ==
-          key((r[1], r[2], r[3]) for r in rows),
-          "perf script and profileme script list the same (tid, cpu, time) samples")
+    theirs = key((r[1], r[2], r[3]) for r in rows)
+    mine = key((s["tid"], s["cpu"], s["time"]) for s in js)
+    extra = list(mine)
+    for t in theirs:
+        if t in extra:
+            extra.remove(t)
+    check(len(mine) == len(theirs) + dropped and len(extra) == dropped,
+          "perf script and profileme script list the same (tid, cpu, time) samples "
+          "(profileme also keeps the %d perf dropped as out of order)" % dropped)
     # perf decodes the fields with the formats we embedded; check them against
     # the raw bytes at the offsets of the kernel's format file.
     pt = run(["perf", "script", "-i", out, "-F", "time,trace", "--ns"])
@@ -138,8 +149,11 @@ def check_tracepoint_file(tmp):
         mm = re.match(r"\s*(\d+)\.(\d+):\s+prev_comm=.*prev_pid=(\d+) .*next_pid=(\d+) ", line)
         if mm:
             decoded.append((int(mm[1]) * 10**9 + int(mm[2]), int(mm[3]), int(mm[4])))
-    check(len(decoded) == len(rows), "perf decodes every sample's fields (%d of %d)"
-          % (len(decoded), len(rows)))
+    ooo2 = re.search(r"(\d+) out of order events", pt.stderr)
+    dropped2 = int(ooo2[1]) if ooo2 else 0
+    check(m and len(decoded) + dropped2 == int(m[1]),
+          "perf decodes every sample's fields (%d of %s, %d out of order)"
+          % (len(decoded), m[1] if m else "?", dropped2))
     if fmt and "prev_pid" in fmt and "next_pid" in fmt and js and "raw" in js[0]:
         little = sys.byteorder == "little"
 
@@ -149,7 +163,11 @@ def check_tracepoint_file(tmp):
                                   "little" if little else "big", signed=True)
         mine = sorted((s["time"], field(s["raw"], "prev_pid"), field(s["raw"], "next_pid"))
                       for s in js)
-        check(mine == sorted(decoded),
+        left = list(mine)
+        for d in decoded:
+            if d in left:
+                left.remove(d)
+        check(len(left) == dropped2 and len(mine) == len(decoded) + dropped2,
               "perf's prev_pid/next_pid equal the raw payload at the format's offsets")
 
 
