@@ -109,8 +109,9 @@ def read_kallsyms(path):
 
 
 def load_program(symfs):
-    global FUNCS, ALL_FUNCS, KFUNCS, KALL, EXE_BASE, EXE_LEN, EXE_PGOFF
+    global FUNCS, ALL_FUNCS, KFUNCS, KALL, EXE_BASE, EXE_LEN, EXE_PGOFF, EXE_TEXT
     ALL_FUNCS, (vaddr, offset, memsz) = read_elf_funcs(os.path.join(symfs, EXE.lstrip("/")))
+    EXE_TEXT = (vaddr, offset)
     EXE_BASE = vaddr & ~(ALPHA_PAGE - 1)
     EXE_PGOFF = offset & ~(ALPHA_PAGE - 1)
     EXE_LEN = (vaddr + memsz + ALPHA_PAGE - 1) // ALPHA_PAGE * ALPHA_PAGE - EXE_BASE
@@ -461,6 +462,7 @@ def main(argv=None):
                               precise_ip=2, sample_regs_user=attr["sample_regs_user"]),
                     comm=dict(pid=PID, comm=COMM),
                     mmap2=dict(pid=PID, start=EXE_BASE, len=EXE_LEN, pgoff=EXE_PGOFF, filename=EXE),
+                    elf_text=dict(vaddr=EXE_TEXT[0], offset=EXE_TEXT[1]),
                     symfs=os.path.relpath(a.symfs, ROOT) if a.symfs == SYMFS else a.symfs,
                     functions=[dict(name=n, start=lo, end=hi, module=COMM) for n, lo, hi in ALL_FUNCS] +
                               [dict(name=n, start=lo, end=hi, module="[kernel.kallsyms]")

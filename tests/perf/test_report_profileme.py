@@ -5,8 +5,10 @@ The expected aggregates are computed here from the generator's inputs (the
 sidecar JSON of tests/gen/gen_profileme.py), never from the report: per
 module and per pc, samples, retired/killed, stalled/trapped/mispredicted
 percentages, trap names, PCTR1 mean/quartiles (nearest rank), and the
-skid count (samples whose ip differs from the profiled pc).  Kernel
-functions are symbolized through a kallsyms file written from the sidecar.
+skid count (samples whose ip differs from the profiled pc).  Symbols come
+from examples/data/symfs (the tiny Alpha ELF of the synthetic program and a
+synthetic kallsyms); the sidecar says which function the generator put each
+sample's pc in.  The bundled recording finds that directory by itself.
 usage: test_report_profileme.py PROFILEME SRCDIR BUILDDIR
 """
 import json
@@ -54,28 +56,23 @@ def module_key(meta, s):
 
 
 def sym_key(meta, s):
-    if "raw_error" in s:
-        pc = s["ip"]
-    else:
-        if s["expected"]["pal"]:
-            return ("[PALcode]", "[unknown]")
-        pc = s["expected"]["pc"]
-    for f in meta["functions"]:
-        if f["start"] <= pc < f["end"]:
-            return ("[kernel.kallsyms]" if pc >> 63 else "pmdemo", f["name"])
-    return ("?", "[unknown]")
+    # the generator's own choice: the function it put the pc in
+    return (s["module"], s["symbol"] or "[unknown]")
 
 
 def pc_key(meta, s):
     m = meta["mmap2"]
+    t = meta["elf_text"]
+    # the file address (what objdump shows): file offset in the ELF -> vaddr of its segment
+    fileaddr = lambda pc: pc - m["start"] + m["pgoff"] - t["offset"] + t["vaddr"]
     if "raw_error" in s:
-        return ("pmdemo", s["ip"] - m["start"] + m["pgoff"])
+        return ("pmdemo", fileaddr(s["ip"]))
     e = s["expected"]
     if e["pal"]:
         return ("[PALcode]", e["pc"])
     if e["mode"] == "kernel":
         return ("[kernel.kallsyms]", e["pc"])
-    return ("pmdemo", e["pc"] - m["start"] + m["pgoff"])
+    return ("pmdemo", fileaddr(e["pc"]))
 
 
 def compare(row, g, label):
@@ -111,8 +108,11 @@ def compare(row, g, label):
     check(row.get("skid_samples") == skid, "%s skid %s != %d" % (label, row.get("skid_samples"), skid))
 
 
-def run(data, kallsyms, sort):
-    p = subprocess.run([PM, "report", "-q", "-i", data, "--kallsyms", kallsyms, "--skid",
+SYMFS = os.path.join(SRC, "examples", "data", "symfs")
+
+
+def run(data, sort, symopts=("--symfs", SYMFS, "--kallsyms", os.path.join(SYMFS, "kallsyms"))):
+    p = subprocess.run([PM, "report", "-q", "-i", data, *symopts, "--skid",
                         "--json", "--sort", sort], capture_output=True, text=True)
     check(p.returncode == 0, "report %s exited %d: %s" % (sort, p.returncode, p.stderr))
     return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
@@ -127,27 +127,12 @@ try:
         subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests/gen/gen_profileme.py"), data,
                         "--expected", side] + extra, check=True)
         exp = json.load(open(side))
-        ks = os.path.join(tmp, "kallsyms")
-        with open(ks, "w") as f:
-            for fn in exp["meta"]["functions"]:
-                if fn["start"] >> 63:
-                    f.write("%016x T %s\n" % (fn["start"], fn["name"]))
-            f.write("%016x T _etext\n" % max(fn["end"] for fn in exp["meta"]["functions"]))
         for sort, keyfn, rowkey in (
                 ("dso", module_key, lambda r: r["dso"]),
                 ("dso,sym", sym_key, lambda r: (r["dso"], r["sym"])),
                 ("dso,pc", pc_key, lambda r: (r["dso"], int(r["pc"], 16)))):
-            rows = run(data, ks, sort)
+            rows = run(data, sort)
             want = expect(exp, keyfn)
-            if sort == "dso,sym":
-                # without a symbol table the user functions are [unknown] in pmdemo
-                merged = {}
-                for (mod, name), g in want.items():
-                    k = (mod, name if mod != "pmdemo" else "[unknown]")
-                    m = merged.setdefault(k, dict(samples=0, pm=[]))
-                    m["samples"] += g["samples"]
-                    m["pm"] += g["pm"]
-                want = merged
             got = {rowkey(r): r for r in rows}
             check(set(got) == set(want), "%s %s: keys %s != %s" % (variant, sort, sorted(map(str, got)),
                                                                   sorted(map(str, want))))
@@ -160,6 +145,21 @@ try:
         p = subprocess.run([PM, "report", "-q", "-i", data, "--skid"], capture_output=True, text=True)
         check("(synthetic)" in p.stdout and "PCTR1 counts cycles" in p.stdout and "Skid" in p.stdout,
               "%s text header: %s" % (variant, p.stdout[:600]))
+    # The bundled recording: its symbols are found next to it (examples/data/symfs),
+    # per-symbol sample counts as the sidecar's choices say.
+    exp = json.load(open(os.path.join(SRC, "examples/data/profileme-synthetic.expected.json")))
+    want = {}
+    for s in exp["samples"]:
+        k = s["symbol"] or "[unknown]"
+        want[k] = want.get(k, 0) + 1
+    check(len(want) >= 8 and set(want) >= {"list_walk", "parse_branchy", "do_page_fault"},
+          "bundled sidecar names too few functions: %s" % sorted(want))
+    data = os.path.join(SRC, "examples/data/profileme-synthetic.data")
+    got = {r["sym"]: r["samples"] for r in run(data, "sym", ())}
+    check(got == want, "bundled --sort sym: %s != %s" % (sorted(got.items()), sorted(want.items())))
+    rows = run(data, "dso,sym", ())
+    check({(r["dso"], r["sym"]) for r in rows} == set(expect(exp, sym_key)),
+          "bundled --sort dso,sym keys: %s" % sorted((r["dso"], r["sym"]) for r in rows))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 print("FAILED %d" % len(fails) if fails else "OK")
