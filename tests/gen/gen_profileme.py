@@ -4,13 +4,15 @@
 the values it chose, so that tests compare decoders against these inputs.
 
   gen_profileme.py OUT.data [--expected OUT.json] [--samples N] [--seed S]
-                   [--big-endian] [--pipe] [--no-regs-user]
+                   [--big-endian] [--pipe] [--no-regs-user] [--symfs DIR]
 
 The recording looks like `perf record -e cpu/event=0x2,profileme/u` on an
 Alpha (ARCH "alpha", PMU_MAPPINGS "4:cpu", ...): one attr of the cpu PMU
 (PERF_TYPE_RAW = 4, config = event | profileme bit 8, precise_ip 2),
 sample_type IP|TID|TIME|CPU|PERIOD|RAW|REGS_USER, sample_id_all; COMM and
-MMAP2 records of a small synthetic program; samples whose PERF_SAMPLE_RAW
+MMAP2 records of a small synthetic program (a real tiny Alpha ELF,
+DIR/usr/bin/pmdemo, default examples/data/symfs: user PCs lie in its
+functions, kernel PCs in those of DIR/kallsyms); samples whose PERF_SAMPLE_RAW
 payloads are struct alpha_profileme_sample of version 1, 2 and 3 (v2/v3
 append 8/16 bytes), plus a few payloads that are not ProfileMe samples
 (version 0, too short).  Payloads are little endian in every file; with
@@ -264,8 +266,8 @@ def choose_samples(rng, n):
         version = 1 if i % 5 else rng.choice([2, 3])
         extra = bytes(rng.randrange(256) for _ in range(8 * (version - 1)))
         s = dict(index=i, time=t, cpu=rng.randint(0, 1), tid=PID, ip=ip,
-                 period=10000, symbol=name, module=module, version=version, pmpc=pmpc, i_stat=i_stat,
-                 pctr_ctl=pctr_ctl, fields=f, extra=extra.hex())
+                 period=10000, symbol=name, module=module, version=version, pmpc=pmpc,
+                 i_stat=i_stat, pctr_ctl=pctr_ctl, fields=f, extra=extra.hex())
         s["expected"] = expected_fields(pmpc, f)
         s["payload"] = pm_payload(version, pmpc, i_stat, pctr_ctl, extra)
         samples.append(s)
