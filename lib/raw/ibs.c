@@ -89,7 +89,7 @@ static int ibs_nregs(const char *what, size_t len, size_t known, size_t *extra_o
 static int fetch_decode(const struct pm__raw_opts *o, const uint8_t *p, size_t len, struct pm__raw_out *out)
 {
 	bool be = o->big_endian;
-	size_t extra_off;
+	size_t extra_off = len;
 	int n = ibs_nregs("IBS fetch", len, 4, &extra_off);
 	uint64_t ctl;
 	bool valid, phys_ok;
@@ -245,7 +245,7 @@ static bool data_src_has_hit_state(const struct pm__raw_opts *o, uint64_t src)
 static int op_decode(const struct pm__raw_opts *o, const uint8_t *p, size_t len, struct pm__raw_out *out)
 {
 	bool be = o->big_endian;
-	size_t extra_off;
+	size_t extra_off = len;
 	int n = ibs_nregs("IBS op", len, 8, &extra_off);
 	uint64_t ctl, data = 0, d2, d3 = 0;
 	bool valid, brn_ret = false, erratum1293 = false;
