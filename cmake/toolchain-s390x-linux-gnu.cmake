@@ -3,39 +3,9 @@
 #   cmake -S . -B build-s390x -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-s390x-linux-gnu.cmake
 #   cmake --build build-s390x -j2 && (cd build-s390x && ctest)
 # (scripts/cross.sh s390x-linux-gnu does exactly this.)
-#
-# The target's libraries and headers live in /usr/s390x-linux-gnu.  Debian's cross gcc
-# already searches there (it is configured with --with-sysroot=/ and
-# --includedir=/usr/s390x-linux-gnu/include), and the libc.so linker scripts hold absolute
-# /usr/s390x-linux-gnu/lib paths, so passing --sysroot=/usr/s390x-linux-gnu would break the link:
-# /usr/s390x-linux-gnu is therefore the find root (CMAKE_FIND_ROOT_PATH) for CMake's
-# find_* commands and the -L prefix of qemu, not CMAKE_SYSROOT.
-set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR s390x)
 set(PM_CROSS_TRIPLE s390x-linux-gnu)
-set(PM_CROSS_ROOT /usr/${PM_CROSS_TRIPLE})
-
-set(CMAKE_C_COMPILER ${PM_CROSS_TRIPLE}-gcc)
-find_program(_pm_cross_cxx ${PM_CROSS_TRIPLE}-g++)
-if(_pm_cross_cxx)
-  set(CMAKE_CXX_COMPILER ${_pm_cross_cxx})
-endif()
-
-set(CMAKE_FIND_ROOT_PATH ${PM_CROSS_ROOT})
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-# Never pick up the build machine's .pc files.
-set(ENV{PKG_CONFIG_LIBDIR} "${PM_CROSS_ROOT}/lib/pkgconfig")
-set(ENV{PKG_CONFIG_PATH} "")
-
-# Test programs run under qemu-user with the target's dynamic loader and libc.
-find_program(PM_QEMU NAMES qemu-s390x qemu-s390x-static)
-if(NOT PM_QEMU)
-  message(FATAL_ERROR "qemu-s390x not found: apt-get install qemu-user")
-endif()
-set(CMAKE_CROSSCOMPILING_EMULATOR "${PM_QEMU};-L;${PM_CROSS_ROOT}")
+include(${CMAKE_CURRENT_LIST_DIR}/cross-linux-gnu.cmake)
 
 # What the platform test (tests/cross) must observe under the emulator.
 set(PROFILEME_EXPECT_PAGE_SIZE 4096 CACHE STRING "Page size the tests must see (0: do not check)")
