@@ -124,7 +124,11 @@ def check_tracepoint_file(tmp):
     # "N out of order events recorded".  profileme keeps it.
     ooo = re.search(r"(\d+) out of order events", pp.stderr)
     dropped = int(ooo[1]) if ooo else 0
-    check(m and len(rows) + dropped == int(m[1]) and len(rows) >= 2,
+    # perf 6.1 has also been seen (1 run in ~10 on this VM) to leave out one
+    # system-wide sched_switch sample without a warning: every sample perf
+    # shows must be ours, and it must show at least 99% of them.
+    check(m and len(rows) + dropped <= int(m[1]) and
+          len(rows) + dropped >= int(m[1]) - max(1, int(m[1]) // 100) and len(rows) >= 2,
           "perf script shows the %s sched_switch samples written (%d, %d out of order)"
           % (m[1] if m else "?", len(rows), dropped))
     check(all(r[6] == "sched:sched_switch" and r[4] == 1 for r in rows),
@@ -138,9 +142,9 @@ def check_tracepoint_file(tmp):
     for t in theirs:
         if t in extra:
             extra.remove(t)
-    check(len(mine) == len(theirs) + dropped and len(extra) == dropped,
-          "perf script and profileme script list the same (tid, cpu, time) samples "
-          "(profileme also keeps the %d perf dropped as out of order)" % dropped)
+    check(m and len(mine) == int(m[1]) and len(extra) == len(mine) - len(theirs),
+          "every (tid, cpu, time) sample perf script lists is one profileme script lists, "
+          "and profileme lists all %s written (perf: %d)" % (m[1] if m else "?", len(theirs)))
     # perf decodes the fields with the formats we embedded; check them against
     # the raw bytes at the offsets of the kernel's format file.
     pt = run(["perf", "script", "-i", out, "-F", "time,trace", "--ns"])
@@ -151,7 +155,8 @@ def check_tracepoint_file(tmp):
             decoded.append((int(mm[1]) * 10**9 + int(mm[2]), int(mm[3]), int(mm[4])))
     ooo2 = re.search(r"(\d+) out of order events", pt.stderr)
     dropped2 = int(ooo2[1]) if ooo2 else 0
-    check(m and len(decoded) + dropped2 == int(m[1]),
+    check(m and len(decoded) + dropped2 <= int(m[1]) and
+          len(decoded) + dropped2 >= int(m[1]) - max(1, int(m[1]) // 100),
           "perf decodes every sample's fields (%d of %s, %d out of order)"
           % (len(decoded), m[1] if m else "?", dropped2))
     if fmt and "prev_pid" in fmt and "next_pid" in fmt and js and "raw" in js[0]:
@@ -167,7 +172,7 @@ def check_tracepoint_file(tmp):
         for d in decoded:
             if d in left:
                 left.remove(d)
-        check(len(left) == dropped2 and len(mine) == len(decoded) + dropped2,
+        check(len(left) == len(mine) - len(decoded),
               "perf's prev_pid/next_pid equal the raw payload at the format's offsets")
 
 
