@@ -49,6 +49,8 @@ struct pm_columns {
 	size_t nfields;
 	uint64_t *vals;		/* nfields scratch values */
 	uint8_t *present;	/* nfields scratch flags */
+	uint64_t *fixed_period;	/* per attr: the period of a non-freq attr */
+	uint8_t *has_fixed;	/* per attr: 1 if fixed_period applies */
 	uint64_t skipped;
 };
 
@@ -140,6 +142,8 @@ void pm_columns_free(pm_columns *c)
 	free(c->vals);
 	free(c->present);
 	free(c->dec_for_attr);
+	free(c->fixed_period);
+	free(c->has_fixed);
 	pm_raw_ctx_free(c->ctx);
 	free(c);
 }
@@ -177,9 +181,20 @@ int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *o
 	if (err)
 		goto fail;
 	c->dec_for_attr = calloc(c->nattrs ? c->nattrs : 1, 1);
-	if (!c->dec_for_attr) {
+	c->has_fixed = calloc(c->nattrs ? c->nattrs : 1, 1);
+	c->fixed_period = calloc(c->nattrs ? c->nattrs : 1, sizeof(*c->fixed_period));
+	if (!c->dec_for_attr || !c->has_fixed || !c->fixed_period) {
 		err = -ENOMEM;
 		goto fail;
+	}
+	for (size_t i = 0; i < c->nattrs; i++) {
+		/* a fixed period lives in the attr (as perf script shows it) */
+		const struct pm_attr *a = pm_file_attr(f, i);
+
+		if (a && !(a->flags & PM_ATTR_FREQ)) {
+			c->has_fixed[i] = 1;
+			c->fixed_period[i] = a->sample_period;
+		}
 	}
 	if (!o.no_raw) {
 		if (o.decoder) {
@@ -296,6 +311,206 @@ static inline void pm_put(uint8_t *p, int type, uint64_t v)
 	}
 }
 
+/* The base column values of one parsed sample. */
+static inline void pm_columns_base_vals(const pm_columns *c, const struct pmf_rec *r,
+					const struct pm__score *s, uint64_t present, uint64_t *v)
+{
+	v[COL_TIME] = s->time;
+	v[COL_PID] = s->pid;
+	v[COL_TID] = s->tid;
+	v[COL_CPU] = s->cpu;
+	v[COL_IP] = s->ip;
+	v[COL_PERIOD] = s->period;
+	if (!(present & PM_SAMPLE_PERIOD) && r->attr_idx >= 0) {
+		/* a fixed period lives in the attr (as perf script shows it) */
+		if ((size_t)r->attr_idx < c->nattrs) {
+			if (c->has_fixed[r->attr_idx])
+				v[COL_PERIOD] = c->fixed_period[r->attr_idx];
+		} else {
+			/* an attr that arrived after pm_columns_new() (pipe mode) */
+			const struct pm_attr *a = pm_file_attr(c->f, (size_t)r->attr_idx);
+
+			if (a && !(a->flags & PM_ATTR_FREQ))
+				v[COL_PERIOD] = a->sample_period;
+		}
+	}
+	v[COL_ADDR] = s->addr;
+	v[COL_ID] = s->id;
+	v[COL_EVENT] = (uint64_t)(int64_t)r->attr_idx;
+	v[COL_CPUMODE] = r->misc & 7;
+	v[COL_CALLCHAIN_NR] = s->callchain_nr;
+	v[COL_RAW_OK] = 0;
+}
+
+/* One wanted base column of the fast path: where the next row's value goes. */
+struct pm_col_op {
+	uint8_t *p;
+	size_t stride;
+	size_t src; /* COL_* */
+};
+
+/*
+ * Per attr and wanted column, how the direct path gets the value: a load at
+ * byte offset off of the record (0: the constant k instead).  Valid for
+ * attrs whose layout the sample core handles with nothing past the fixed
+ * prefix (no READ, CALLCHAIN, RAW): then a record of at least prefix_end
+ * bytes holds every field, with no further check to make.
+ */
+struct pm_col_plan {
+	bool ok;
+	uint32_t min_size;
+	uint16_t off[COL_BASE_COUNT];
+	uint64_t k[COL_BASE_COUNT];
+};
+
+static void pm_columns_plan(const pm_columns *c, size_t attr, const struct pm_col_op *op, size_t nop,
+			    struct pm_col_plan *pl)
+{
+	const pm_sample_layout *l = c->f->ev[attr].layout;
+	const struct pm_attr *a = &c->f->ev[attr].attr;
+
+	memset(pl, 0, sizeof(*pl));
+	if (!l || !l->core_ok ||
+	    (l->sample_type & (PM_SAMPLE_READ | PM_SAMPLE_CALLCHAIN | PM_SAMPLE_RAW)))
+		return;
+	pl->ok = true;
+	pl->min_size = l->prefix_end;
+	for (size_t j = 0; j < nop; j++) {
+		switch (op[j].src) {
+		case COL_TIME: pl->off[j] = l->off_time; break;
+		case COL_PID: pl->off[j] = l->off_tid; break;
+		case COL_TID: pl->off[j] = l->off_tid ? (uint16_t)(l->off_tid + 4) : 0; break;
+		case COL_CPU: pl->off[j] = l->off_cpu; break;
+		case COL_IP: pl->off[j] = l->off_ip; break;
+		case COL_PERIOD:
+			pl->off[j] = l->off_period;
+			if (!(l->sample_type & PM_SAMPLE_PERIOD) && !(a->flags & PM_ATTR_FREQ))
+				pl->k[j] = a->sample_period;
+			break;
+		case COL_ADDR: pl->off[j] = l->off_addr; break;
+		case COL_ID: pl->off[j] = l->off_id; break;
+		case COL_EVENT: pl->k[j] = (uint64_t)attr; break;
+		default: break; /* cpumode from the header; callchain_nr, raw_ok 0 */
+		}
+	}
+}
+
+/*
+ * The common case: only base columns wanted (no decoded raw field, no
+ * raw_ok with a decoder), so nothing is decoded past the sample core.  The
+ * wanted columns are grouped by width so that each row is a few straight
+ * stores, with no per-column type switch; for plain layouts the wanted
+ * fields are loaded straight from the record at per-attr offsets.
+ */
+static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_t *stride,
+				const size_t *act, size_t nact, size_t cap, size_t *n)
+{
+	pm_file *f = c->f;
+	struct pm_col_op op[COL_BASE_COUNT];
+	struct pm_col_plan *plans = NULL;
+	size_t nplans = 0;
+	size_t n64 = 0, n32 = 0, n8 = 0, nop;
+	size_t rows = 0;
+	bool be = f->be;
+	int rc = 0;
+
+	/* [0, n64): 8 bytes; then 4 bytes; then 1 byte */
+	for (int pass = 0; pass < 3; pass++) {
+		for (size_t j = 0; j < nact; j++) {
+			size_t i = act[j];
+			size_t w = pm_col_width(c->cols[i].type);
+
+			if ((pass == 0 && w != 8) || (pass == 1 && w != 4) || (pass == 2 && w != 1))
+				continue;
+			op[n64 + n32 + n8] = (struct pm_col_op){ base[i], stride[i], i };
+			if (w == 8)
+				n64++;
+			else if (w == 4)
+				n32++;
+			else
+				n8++;
+		}
+	}
+	nop = n64 + n32 + n8;
+	while (rows < cap) {
+		struct pmf_rec r;
+		struct pm__score s;
+		uint64_t present;
+		size_t j;
+
+		rc = pmf_next(f, &r);
+		if (rc <= 0)
+			break;
+		rc = 0;
+		if (r.type != PM_RECORD_SAMPLE)
+			continue;
+		if (c->event >= 0 && r.attr_idx != c->event)
+			continue;
+		if (r.attr_idx >= 0 && (size_t)r.attr_idx >= nplans && (size_t)r.attr_idx < f->nr_ev) {
+			/* plans for the attrs known now (more may come in pipe mode) */
+			struct pm_col_plan *np = pm__reallocarray(plans, f->nr_ev, sizeof(*np));
+
+			if (np) {
+				plans = np;
+				for (; nplans < f->nr_ev; nplans++)
+					pm_columns_plan(c, nplans, op, nop, &plans[nplans]);
+			}
+		}
+		if (r.attr_idx >= 0 && (size_t)r.attr_idx < nplans && plans[r.attr_idx].ok &&
+		    r.size >= plans[r.attr_idx].min_size) {
+			const struct pm_col_plan *pl = &plans[r.attr_idx];
+			const uint8_t *b = r.data;
+
+			for (j = 0; j < n64; j++) {
+				uint64_t x = pl->off[j] ? pm__ld64(b + pl->off[j], be) : pl->k[j];
+
+				memcpy(op[j].p, &x, 8);
+				op[j].p += op[j].stride;
+			}
+			for (; j < n64 + n32; j++) {
+				uint32_t x = pl->off[j] ? pm__ld32(b + pl->off[j], be) : (uint32_t)pl->k[j];
+
+				memcpy(op[j].p, &x, 4);
+				op[j].p += op[j].stride;
+			}
+			for (; j < nop; j++) {
+				*op[j].p = op[j].src == COL_CPUMODE ? (uint8_t)(r.misc & 7) : 0;
+				op[j].p += op[j].stride;
+			}
+			rows++;
+			continue;
+		}
+		if (pmf_sample_core(f, &r, &s, &present)) {
+			c->skipped++;
+			continue;
+		}
+		{
+			uint64_t v[COL_BASE_COUNT];
+
+			pm_columns_base_vals(c, &r, &s, present, v);
+			for (j = 0; j < n64; j++) {
+				memcpy(op[j].p, &v[op[j].src], 8);
+				op[j].p += op[j].stride;
+			}
+			for (; j < n64 + n32; j++) {
+				/* COL_EVENT (I32) keeps its low 32 bits, as a U32 does */
+				uint32_t x = (uint32_t)v[op[j].src];
+
+				memcpy(op[j].p, &x, 4);
+				op[j].p += op[j].stride;
+			}
+			for (; j < nop; j++) {
+				*op[j].p = (uint8_t)v[op[j].src];
+				op[j].p += op[j].stride;
+			}
+		}
+		rows++;
+	}
+	free(plans);
+	*n = rows;
+	return rc < 0 ? rc : 0;
+}
+
 /* Column i lands at base[i] + row * stride[i]. */
 static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *stride, size_t ncols,
 			   size_t cap, size_t *n)
@@ -304,12 +519,18 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 	struct pmf_rec r;
 	size_t act[PM_COLUMNS_MAX], nact = 0;
 	size_t rows = 0;
+	bool need_raw = false;
 	int rc = 0;
 
 	ncols = PM_MIN(ncols, c->ncols);
 	for (size_t i = 0; i < ncols; i++)
-		if (base[i])
+		if (base[i]) {
 			act[nact++] = i;
+			if (i >= COL_BASE_COUNT || (i == COL_RAW_OK && c->dec))
+				need_raw = true;
+		}
+	if (!need_raw)
+		return pm_columns_fill_base(c, base, stride, act, nact, cap, n);
 	while (rows < cap) {
 		uint64_t base_vals[COL_BASE_COUNT];
 		struct pm__score s;
@@ -328,24 +549,7 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 			c->skipped++;
 			continue;
 		}
-		base_vals[COL_TIME] = s.time;
-		base_vals[COL_PID] = s.pid;
-		base_vals[COL_TID] = s.tid;
-		base_vals[COL_CPU] = s.cpu;
-		base_vals[COL_IP] = s.ip;
-		base_vals[COL_PERIOD] = s.period;
-		if (!(present & PM_SAMPLE_PERIOD) && r.attr_idx >= 0) {
-			/* a fixed period lives in the attr (as perf script shows it) */
-			const struct pm_attr *a = pm_file_attr(f, (size_t)r.attr_idx);
-
-			if (a && !(a->flags & PM_ATTR_FREQ))
-				base_vals[COL_PERIOD] = a->sample_period;
-		}
-		base_vals[COL_ADDR] = s.addr;
-		base_vals[COL_ID] = s.id;
-		base_vals[COL_EVENT] = (uint64_t)(int64_t)r.attr_idx;
-		base_vals[COL_CPUMODE] = r.misc & 7;
-		base_vals[COL_CALLCHAIN_NR] = s.callchain_nr;
+		pm_columns_base_vals(c, &r, &s, present, base_vals);
 		if (c->dec && r.attr_idx >= 0 && (size_t)r.attr_idx < c->nattrs &&
 		    c->dec_for_attr[r.attr_idx] && s.raw)
 			raw_ok = pm_raw_decode_row(c->dec, c->ctx, s.raw, s.raw_size, c->vals,
