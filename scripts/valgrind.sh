@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 # Run the compiled test programs under valgrind memcheck.
 #   scripts/valgrind.sh [BUILD_DIR]      (default ./build-valgrind)
+#   PM_VALGRIND_REUSE=1 scripts/valgrind.sh DIR   use an existing build (CI)
 # Configures a plain gcc build (no sanitizers: they do not mix with
 # valgrind), builds it, then runs every unit test program (unit.*) and every
 # fuzz replay (fuzz.replay.*: the seed corpora and crash regressions) with
@@ -17,13 +18,19 @@ build=${1:-$root/build-valgrind}
 jobs=${PM_JOBS:-2}
 command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind not installed"; exit 2; }
 
-mkdir -p "$build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DPROFILEME_WERROR=ON \
-	-DPROFILEME_WITH_PYTHON=OFF >"$build/valgrind-configure.log" 2>&1 ||
-	{ cat "$build/valgrind-configure.log"; exit 2; }
-cmake --build "$build" -j"$jobs" >"$build/valgrind-build.log" 2>&1 || { tail -n 40 "$build/valgrind-build.log"; exit 2; }
+if [ "${PM_VALGRIND_REUSE:-0}" = 1 ]; then
+	# CI: the native build of scripts/test.sh, already built (plain gcc, -O2 -g).
+	[ -f "$build/CMakeCache.txt" ] || { echo "valgrind.sh: $build is not a build dir"; exit 2; }
+else
+	mkdir -p "$build"
+	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DPROFILEME_WERROR=ON \
+		-DPROFILEME_WITH_PYTHON=OFF >"$build/valgrind-configure.log" 2>&1 ||
+		{ cat "$build/valgrind-configure.log"; exit 2; }
+	cmake --build "$build" -j"$jobs" >"$build/valgrind-build.log" 2>&1 || { tail -n 40 "$build/valgrind-build.log"; exit 2; }
+fi
 
-export CK_FORK=no PROFILEME_SRCDIR=$root
+# PM_TEST_LIGHT: the ring and file stress tests run fewer rounds (same paths).
+export CK_FORK=no PROFILEME_SRCDIR=$root PM_TEST_LIGHT=${PM_TEST_LIGHT:-1}
 vg=(valgrind --quiet --error-exitcode=1 --leak-check=full
 	--errors-for-leak-kinds=definite,indirect --track-origins=yes)
 # The commands ctest would run: unit.* and fuzz.replay.*

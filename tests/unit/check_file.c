@@ -711,9 +711,12 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* a file much larger than the window, read in bounded memory, in rows */
 
+/* 100000 samples (30000 with PM_TEST_LIGHT): either way many 64 KiB windows. */
+static uint64_t n_many;
+
 static void data_many(struct fb *f)
 {
-	for (uint64_t i = 0; i < 100000; i++) {
+	for (uint64_t i = 0; i < n_many; i++) {
 		fb_sample(f, ST_BASIC, 0, 0x1000 + i, 7, 8, 1000 + i, (uint32_t)(i & 3), i);
 		if (i % 1000 == 999)
 			fb_hdr(f, PM_RECORD_FINISHED_ROUND, 0, 8);
@@ -735,6 +738,7 @@ START_TEST(test_stream_rows)
 	int rc;
 
 	ck_assert_uint_eq(sizeof(struct pm_sample_row), 72);
+	n_many = pm_test_scale(100000, 30000);
 	fb_file(&f, &at, 1, data_many, NULL);
 	path = fb_write(&f);
 	ck_assert_int_eq(pm_file_open(&pf, path, &o), 0);
@@ -752,7 +756,7 @@ START_TEST(test_stream_rows)
 			total++;
 		}
 	} while (rc > 0);
-	ck_assert_uint_eq(total, 100000);
+	ck_assert_uint_eq(total, n_many);
 	pm_file_close(pf);
 	unlink(path);
 	free(f.b);

@@ -171,17 +171,22 @@ static void run_producer_consumer(const uint32_t *sizes, size_t n, size_t data_s
 
 START_TEST(test_every_size)
 {
-	/* Every record size up to the 64 KiB maximum, through a 128 KiB ring. */
-	size_t n = (65528 - 8) / 8 + 1;
+	/* Every record size up to the 64 KiB maximum, through a 128 KiB ring
+	 * (with PM_TEST_LIGHT every 13th size, and the maximum). */
+	size_t step = pm_test_scale(8, 8 * 13);
+	size_t n = (65528 - 8) / step + 2;
 	uint32_t *sizes = malloc(n * sizeof(*sizes));
 
-	for (size_t i = 0; i < n; i++)
-		sizes[i] = (uint32_t)(8 + 8 * i);
+	for (size_t i = 0; i < n - 1; i++)
+		sizes[i] = (uint32_t)(8 + step * i);
+	sizes[n - 1] = 65528;
+	if (sizes[n - 2] == 65528)
+		n--;
 	run_producer_consumer(sizes, n, 128 * 1024, false);
 #ifndef PM_RING_MEMORY_ONLY /* the TSan build: once is enough */
 	/* And from the largest down. */
 	for (size_t i = 0; i < n; i++)
-		sizes[i] = (uint32_t)(65528 - 8 * i);
+		sizes[i] = (uint32_t)(65528 - step * i < 8 ? 8 : 65528 - step * i);
 	run_producer_consumer(sizes, n, 128 * 1024, false);
 #endif
 	free(sizes);
@@ -192,7 +197,7 @@ START_TEST(test_small_records_full_ring)
 {
 	/* Many small records through a small ring that the producer fills
 	 * before the reader starts: the reader sees a ring with no free byte. */
-	size_t n = 60000;
+	size_t n = pm_test_scale(60000, 10000);
 	uint32_t *sizes = malloc(n * sizeof(*sizes));
 	uint32_t x = 12345;
 

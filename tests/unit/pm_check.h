@@ -28,6 +28,15 @@
 		return;                                                               \
 	} while (0)
 
+/* Stress tests shrink their repetitions when PM_TEST_LIGHT is set (the
+ * valgrind run in CI): the same code paths, fewer rounds. */
+static inline size_t pm_test_scale(size_t full, size_t light)
+{
+	const char *e = getenv("PM_TEST_LIGHT");
+
+	return e && *e && *e != '0' ? light : full;
+}
+
 /* One main() for every test program: run the suite, exit non-zero on failure. */
 #define PM_TEST_MAIN(suite_fn)                                                        \
 	int main(void)                                                                \
