@@ -8,6 +8,7 @@
 #   tests/bench/bench_python.sh [BUILD_DIR] [PERF_DATA]
 # Without PERF_DATA a recording of the bundled workload is made (task-clock,
 # period 10 us, two copies of the workload) in a temporary directory.
+# PM_BENCH_REPEAT (default 3): timed runs per leg, the fastest counts.
 # Goals: >= 100x faster than perf's Python scripting, >= 20x faster than the
 # struct loop, peak memory <= 1.5x the arrays returned.
 set -eu
@@ -30,8 +31,24 @@ size=$(stat -c %s "$data")
 echo "file: $data ($((size / 1048576)) MB)"
 [ "$size" -ge $((50 * 1048576)) ] || echo "WARNING: the file is smaller than 50 MB"
 
-# every leg twice, keep the second (warm page cache)
-run() { "$py" "$here/bench_python.py" "$1" "$data" >/dev/null; "$py" "$here/bench_python.py" "$1" "$data"; }
+# Every leg: one warm-up run (page cache), then REPEAT timed runs, each in a
+# fresh process; the fastest counts (the machine may be shared: the minimum
+# is the least disturbed run).  Same rule for every leg.
+repeat=${PM_BENCH_REPEAT:-3}
+run() {
+	"$py" "$here/bench_python.py" "$1" "$data" >/dev/null
+	best=""
+	i=0
+	while [ "$i" -lt "$repeat" ]; do
+		out=$("$py" "$here/bench_python.py" "$1" "$data")
+		t=$(echo "$out" | cut -d' ' -f2)
+		if [ -z "$best" ] || [ "$(echo "$t < $(echo "$best" | cut -d' ' -f2)" | bc -l)" = 1 ]; then
+			best=$out
+		fi
+		i=$((i + 1))
+	done
+	echo "$best"
+}
 pm=$(run profileme)
 st=$(run struct)
 echo "$pm"
@@ -41,10 +58,17 @@ perf_t=""
 if perf version --build-options 2>/dev/null | grep -q 'libpython: \[ on'; then
 	printf 'def process_event(param_dict):\n    pass\n' > "$tmp/empty.py"
 	perf script -i "$data" -s "$tmp/empty.py" >/dev/null 2>&1 || true   # warm
-	t0=$(date +%s.%N)
-	perf script -i "$data" -s "$tmp/empty.py" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err"; exit 1; }
-	t1=$(date +%s.%N)
-	perf_t=$(echo "$t1 - $t0" | bc -l)
+	i=0
+	while [ "$i" -lt "$repeat" ]; do
+		t0=$(date +%s.%N)
+		perf script -i "$data" -s "$tmp/empty.py" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err"; exit 1; }
+		t1=$(date +%s.%N)
+		t=$(echo "$t1 - $t0" | bc -l)
+		if [ -z "$perf_t" ] || [ "$(echo "$t < $perf_t" | bc -l)" = 1 ]; then
+			perf_t=$t
+		fi
+		i=$((i + 1))
+	done
 	echo "perf-script-python $perf_t"
 else
 	echo "perf here has no Python scripting (libpython off): that leg is skipped"
