@@ -343,7 +343,7 @@ struct pm_count {
 	uint64_t running;   /**< Time running on the PMU (ns), summed. */
 	uint64_t id;        /**< The kernel id of the first fd. */
 	double scaled;      /**< value * enabled / running (multiplexing estimate); 0 if never ran. */
-	int multiplexed;    /**< 1 if running < enabled (by more than 0.1%), -1 if it never ran, else 0. */
+	int multiplexed;    /**< 1 if running < enabled (by more than 1%), -1 if it never ran, else 0. */
 };
 
 /**

@@ -854,8 +854,8 @@ int pm_evlist_read_count(const pm_evlist *el, size_t idx, struct pm_count *c)
 		r.scaled = (double)r.value * ((double)r.enabled / (double)r.running);
 		/* Per-CPU fds of one task leave a little slack between
 		 * the task's enabled time and the sum of the running
-		 * times (the moments it migrates): ignore below 0.1%. */
-		r.multiplexed = r.running < r.enabled - r.enabled / 1000;
+		 * times (the moments it migrates): ignore below 1%. */
+		r.multiplexed = r.running < r.enabled - r.enabled / 100;
 	}
 	pm__struct_copy_out(c, c->sz, &r, sizeof(r));
 	return 0;
