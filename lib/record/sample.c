@@ -150,6 +150,15 @@ int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *l, const void
 			goto corrupt;                                                  \
 		}                                                                      \
 	} while (0)
+/* One u64 field of the sample body, present when `bit` is in sample_type. */
+#define U64_FIELD(bit, field)                                                         \
+	do {                                                                           \
+		if (st & (bit)) {                                                      \
+			NEED(8, #field);                                               \
+			s->field = pm__ld64(b + pos, be);                              \
+			pos += 8;                                                      \
+		}                                                                      \
+	} while (0)
 
 	if (st & PM_SAMPLE_READ) {
 		size_t used, bad;
@@ -260,16 +269,8 @@ int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *l, const void
 		s->weight_var3_w = (uint16_t)(w >> 48);
 		pos += 8;
 	}
-	if (st & PM_SAMPLE_DATA_SRC) {
-		NEED(8, "data_src");
-		s->data_src = pm__ld64(b + pos, be);
-		pos += 8;
-	}
-	if (st & PM_SAMPLE_TRANSACTION) {
-		NEED(8, "transaction");
-		s->transaction = pm__ld64(b + pos, be);
-		pos += 8;
-	}
+	U64_FIELD(PM_SAMPLE_DATA_SRC, data_src);
+	U64_FIELD(PM_SAMPLE_TRANSACTION, transaction);
 	if (st & PM_SAMPLE_REGS_INTR) {
 		if (parse_regs(&s->regs_intr, l->attr.sample_regs_intr, l->regs_intr_nr, b, &pos, end,
 			       be)) {
@@ -277,26 +278,10 @@ int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *l, const void
 			goto corrupt;
 		}
 	}
-	if (st & PM_SAMPLE_PHYS_ADDR) {
-		NEED(8, "phys_addr");
-		s->phys_addr = pm__ld64(b + pos, be);
-		pos += 8;
-	}
-	if (st & PM_SAMPLE_CGROUP) {
-		NEED(8, "cgroup");
-		s->cgroup = pm__ld64(b + pos, be);
-		pos += 8;
-	}
-	if (st & PM_SAMPLE_DATA_PAGE_SIZE) {
-		NEED(8, "data_page_size");
-		s->data_page_size = pm__ld64(b + pos, be);
-		pos += 8;
-	}
-	if (st & PM_SAMPLE_CODE_PAGE_SIZE) {
-		NEED(8, "code_page_size");
-		s->code_page_size = pm__ld64(b + pos, be);
-		pos += 8;
-	}
+	U64_FIELD(PM_SAMPLE_PHYS_ADDR, phys_addr);
+	U64_FIELD(PM_SAMPLE_CGROUP, cgroup);
+	U64_FIELD(PM_SAMPLE_DATA_PAGE_SIZE, data_page_size);
+	U64_FIELD(PM_SAMPLE_CODE_PAGE_SIZE, code_page_size);
 	if (st & PM_SAMPLE_AUX) {
 		uint64_t sz;
 
@@ -311,6 +296,7 @@ int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *l, const void
 		pos += 8 + (size_t)sz;
 	}
 #undef NEED
+#undef U64_FIELD
 	s->present = st;
 	if (s == &tmp) {
 		pm__struct_copy_out(out, caller_sz, &tmp, sizeof(tmp));
