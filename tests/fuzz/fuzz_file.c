@@ -9,6 +9,9 @@
  *   bit 2: keep_compressed
  *   bit 3: a small read window (4 KiB) and reorder bound (64 KiB)
  *   bit 4: read rows with pm_file_read_samples() instead of pm_file_next()
+ *   bit 5: (with bit 4 clear) read columns with pm_columns (profileme/export.h):
+ *          bit 6 clear: every column (decoded raw fields included);
+ *          bit 6 set: the base columns only (the direct-load fast path)
  * Every header getter is called, every record is decoded with
  * pm_file_record_parse() and every sample with pm_file_sample().
  */
@@ -178,6 +181,35 @@ static void walk_rows(pm_file *f)
 	}
 }
 
+static void walk_columns(pm_file *f, int base_only)
+{
+	enum { CAP = 32 };
+	static uint64_t store[512][CAP];
+	void *bufs[512];
+	pm_columns *c = NULL;
+	size_t ncols;
+
+	if (pm_columns_new(&c, f, NULL) != 0) {
+		PM_FUZZ_ASSERT(c == NULL);
+		return;
+	}
+	ncols = pm_columns_count(c);
+	PM_FUZZ_ASSERT(ncols >= 12 && ncols <= 512);
+	for (size_t i = 0; i < ncols; i++) {
+		PM_FUZZ_ASSERT(pm_columns_width(c, i) >= 1 && pm_columns_width(c, i) <= 8);
+		bufs[i] = base_only && i >= 11 ? NULL : store[i]; /* 11: raw_ok and later */
+	}
+	for (int n = 0; n < 10000; n++) {
+		size_t got = 0;
+		int rc = pm_columns_read(c, bufs, ncols, CAP, &got);
+
+		PM_FUZZ_ASSERT(got <= CAP);
+		if (rc < 0 || got == 0)
+			break;
+	}
+	pm_columns_free(c);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
@@ -199,6 +231,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		walk_header(f);
 		if (flags & 16)
 			walk_rows(f);
+		else if (flags & 32)
+			walk_columns(f, (flags >> 6) & 1);
 		else
 			walk_records(f);
 		pm_file_close(f);

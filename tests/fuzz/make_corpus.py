@@ -177,6 +177,9 @@ def file_seeds(paths):
         pipe = d[8:16] == struct.pack("<Q", 16) or d[8:16] == struct.pack(">Q", 16)
         seed("file", bytes([1 if pipe else 0]) + d)
         seed("file", bytes([(1 if pipe else 0) | 2 | 8 | 16]) + d)
+        # pm_columns: every column (decoded raw fields), and base columns only
+        seed("file", bytes([(1 if pipe else 0) | 32]) + d)
+        seed("file", bytes([(1 if pipe else 0) | 32 | 64]) + d)
 
 
 def main():
