@@ -438,7 +438,7 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 		uint64_t present;
 		size_t j;
 
-		rc = pmf_next(f, &r);
+		rc = pmf_next_inl(f, &r);
 		if (rc <= 0)
 			break;
 		rc = 0;
@@ -537,7 +537,7 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 		uint64_t present;
 		bool raw_ok = false;
 
-		rc = pmf_next(f, &r);
+		rc = pmf_next_inl(f, &r);
 		if (rc <= 0)
 			break;
 		rc = 0;

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,7 +24,6 @@
 #include "reader_int.h"
 
 #define PMF_DEFAULT_WINDOW (1u << 20)
-#define PMF_DEFAULT_MAP (32u << 20) /* mapping window of regular files */
 #define PMF_MIN_WINDOW (64u << 10)
 #define PMF_DEFAULT_REORDER (64u << 20)
 #define PMF_MAX_RECORD (1u << 30)     /* records with out-of-band data */
@@ -216,54 +214,6 @@ static int pmf_pread_full(pm_file *f, void *buf, size_t len, uint64_t off, const
 static int pmf_q_evacuate(pm_file *f);
 
 /*
- * Regular files: move the mapping so that it starts at the page holding
- * win_off + win_pos and covers at least need bytes (if the data has them).
- * Queued records still pointing into the old mapping are copied first.
- * Returns 1 / 0 / <0 like pmf_fill().
- */
-static int pmf_remap(pm_file *f, size_t need)
-{
-	uint64_t target = f->win_off + f->win_pos, base, end, len;
-	void *m;
-	int rc;
-
-	end = f->info.file_size;
-	if (f->data_end < end)
-		end = f->data_end;
-	if (f->map) {
-		rc = pmf_q_evacuate(f);
-		if (rc)
-			return rc;
-		munmap(f->map, f->map_len);
-		f->map = f->win = NULL;
-		f->map_len = 0;
-	}
-	base = target - target % f->page_size;
-	f->win_off = base;
-	f->win_pos = (size_t)(target - base);
-	f->win_end = f->win_pos;
-	if (target >= end)
-		return need == 0;
-	len = PM_MAX((uint64_t)f->map_window, (uint64_t)f->win_pos + need);
-	if (len > end - base)
-		len = end - base;
-	if (len > SIZE_MAX / 2)
-		return pm__err(ENOMEM, "perf.data: cannot map %" PRIu64 " bytes", len);
-	m = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f->fd, (off_t)base);
-	if (m == MAP_FAILED)
-		return pm__err(errno, "perf.data: cannot map %" PRIu64 " bytes at offset %" PRIu64
-			       ": %s", len, base, strerror(errno));
-#ifdef MADV_SEQUENTIAL
-	madvise(m, (size_t)len, MADV_SEQUENTIAL);
-#endif
-	f->map = f->win = m;
-	f->map_len = (size_t)len;
-	f->win_cap = f->map_len;
-	f->win_end = f->map_len;
-	return f->win_end - f->win_pos >= need;
-}
-
-/*
  * Make [win_pos, win_pos + need) available.  Returns 1 if it is, 0 if the
  * stream ends before, <0 on a read error.  Pointers into the window are
  * invalidated (the window may be compacted or moved).
@@ -272,8 +222,13 @@ static int pmf_fill(pm_file *f, size_t need)
 {
 	if (f->win_end - f->win_pos >= need)
 		return 1;
-	if (f->mapped)
-		return pmf_remap(f, need);
+	if (f->qend) {
+		/* queued records point into the window, which moves */
+		int rc = pmf_q_evacuate(f);
+
+		if (rc)
+			return rc;
+	}
 	if (f->win_pos) {
 		memmove(f->win, f->win + f->win_pos, f->win_end - f->win_pos);
 		f->win_off += f->win_pos;
@@ -627,49 +582,7 @@ bad:
 	return 0;
 }
 
-/* attr index and time stamp of a kernel record */
-static void pmf_classify(const pm_file *f, struct pmf_rec *r)
-{
-	const struct pmf_evsel *e;
-	int idx = 0;
 
-	r->attr_idx = -1;
-	r->time = PM_FILE_NO_TIME;
-	if (r->type >= PM_RECORD_USER_TYPE_START || !f->nr_ev)
-		return;
-	if (f->nr_ev > 1 && f->ev[0].layout) {
-		const pm_sample_layout *l = f->ev[0].layout;
-		int64_t pos = -1;
-
-		if (r->type == PM_RECORD_SAMPLE) {
-			int ip = pm_sample_layout_id_pos(l);
-
-			if (ip >= 0)
-				pos = 8 + 8 * (int64_t)ip;
-		} else if (f->ev[0].attr.flags & PM_ATTR_SAMPLE_ID_ALL) {
-			int is = pm_sample_layout_is_pos(l);
-
-			if (is > 0)
-				pos = (int64_t)r->size - 8 * (int64_t)is;
-		}
-		if (pos >= 8 && (uint64_t)pos + 8 <= r->size) {
-			idx = pmf_evsel_by_id(f, pm__ld64(r->data + pos, f->be));
-		}
-	}
-	/* an id no attr owns: attr -1, time read with the first attr's layout
-	 * (perf requires the id and time positions to agree) */
-	r->attr_idx = idx < 0 ? -1 : idx;
-	e = &f->ev[idx < 0 ? 0 : idx];
-	if (r->type == PM_RECORD_SAMPLE) {
-		if (e->time_off_sample >= 0 && (uint64_t)e->time_off_sample + 8 <= r->size)
-			r->time = pm__ld64(r->data + e->time_off_sample, f->be);
-	} else if (e->time_slots_trailer) {
-		uint64_t back = 8u * (unsigned)e->time_slots_trailer;
-
-		if (r->size >= 8 + back)
-			r->time = pm__ld64(r->data + r->size - back, f->be);
-	}
-}
 
 /* Stage 3: records with metadata processed and attr/time attached. */
 static int pmf_meta_next(pm_file *f, struct pmf_rec *r)
@@ -678,6 +591,8 @@ static int pmf_meta_next(pm_file *f, struct pmf_rec *r)
 
 	if (f->err)
 		return f->err;
+	if (pmf_fast_next(f, r))
+		return 1;
 	rc = pmf_rec_next(f, r);
 	if (rc <= 0)
 		return rc;
@@ -696,11 +611,6 @@ static int pmf_meta_next(pm_file *f, struct pmf_rec *r)
 /* ------------------------------------------------------------------ */
 /* time ordering */
 
-#define PMF_CHUNK (256u << 10)
-/* bytes a queued record counts against reorder_max_bytes: its bytes and a
- * 32-byte header, 8-aligned (the accounting of the earlier copying queue,
- * kept so that early releases happen at the same records) */
-#define PMF_QENT_BYTES(size) ((32 + (size_t)(size) + 7) & ~(size_t)7)
 
 /* copy space for a queued record: the chunk's live count is taken */
 static uint8_t *pmf_q_alloc(pm_file *f, size_t size, struct pmf_chunk **chunk)
@@ -738,40 +648,8 @@ static uint8_t *pmf_q_alloc(pm_file *f, size_t size, struct pmf_chunk **chunk)
 	return p;
 }
 
-static void pmf_chunk_release(pm_file *f, struct pmf_chunk *c)
-{
-	if (--c->live || c == f->cur_chunk)
-		return;
-	if (!f->spare_chunk && c->cap == PMF_CHUNK)
-		f->spare_chunk = c;
-	else
-		free(c);
-}
 
-static inline bool pmf_rh_less(const struct pmf_rhent *a, const struct pmf_rhent *b)
-{
-	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
-}
 
-static void pmf_rh_down(pm_file *f, size_t i)
-{
-	struct pmf_rhent *h = f->rheap, x = h[i];
-	size_t n = f->rhn;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && pmf_rh_less(&h[c + 1], &h[c]))
-			c++;
-		if (!pmf_rh_less(&h[c], &x))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	h[i] = x;
-}
 
 static void pmf_rh_up(pm_file *f, size_t i)
 {
@@ -802,6 +680,7 @@ static void pmf_q_compact(pm_file *f)
 			continue;
 		if (r->head != w)
 			memmove(&f->q[w], &f->q[r->head], n * sizeof(*f->q));
+		f->runs[nr].done = w + (r->done > r->head ? r->done - r->head : 0);
 		f->runs[nr].head = w;
 		f->runs[nr].end = w + n;
 		f->runs[nr].seq = r->seq; /* runs keep their order */
@@ -847,9 +726,10 @@ static int pmf_q_push(pm_file *f, const struct pmf_rec *r)
 	e->size = r->size;
 	e->attr_idx = r->attr_idx;
 	e->misc = r->misc;
+	e->type = (uint8_t)r->type;
 	e->from_comp = r->from_comp;
-	if (f->mapped && !r->from_comp) {
-		e->data = r->data; /* stays in the mapping until it moves on */
+	if (!r->from_comp) {
+		e->data = r->data; /* stays in the window until it moves on */
 		e->chunk = NULL;
 	} else {
 		uint8_t *p = pmf_q_alloc(f, r->size, &e->chunk);
@@ -883,6 +763,7 @@ static int pmf_q_push(pm_file *f, const struct pmf_rec *r)
 			f->cap_rheap = nc;
 		}
 		f->runs[f->nruns].head = f->qend;
+		f->runs[f->nruns].done = f->qend;
 		f->runs[f->nruns].end = f->qend + 1;
 		f->runs[f->nruns].seq = f->runs_seq;
 		h = &f->rheap[f->rhn++];
@@ -902,30 +783,43 @@ nomem:
 	return -ENOMEM;
 }
 
-/* The earliest queued record (rhn > 0); its chunk (if any) is the caller's
- * to release. */
-static const struct pmf_qent *pmf_q_pop(pm_file *f)
+/* pmf_q_push() when the record continues the open run and q has room. */
+static inline bool pmf_q_push_fast(pm_file *f, const struct pmf_rec *r)
 {
-	struct pmf_run *run = &f->runs[f->rheap[0].run];
-	const struct pmf_qent *e = &f->q[run->head++];
+	struct pmf_run *run;
+	struct pmf_qent *e;
 
-	f->qbytes -= PMF_QENT_BYTES(e->size);
-	if (run->head < run->end) {
-		f->rheap[0].ts = f->q[run->head].ts;
-		if (f->rhn > 1)
-			pmf_rh_down(f, 0);
-	} else if (--f->rhn) {
-		f->rheap[0] = f->rheap[f->rhn];
-		pmf_rh_down(f, 0);
-	}
-	return e;
+	if (f->qend == f->qcap || !f->nruns || r->from_comp)
+		return false;
+	run = &f->runs[f->nruns - 1];
+	if (run->end != f->qend || run->head == run->end || r->time < f->q[run->end - 1].ts)
+		return false;
+	e = &f->q[f->qend++];
+	e->ts = r->time;
+	e->data = r->data;
+	e->chunk = NULL;
+	e->offset = r->offset;
+	e->size = r->size;
+	e->attr_idx = r->attr_idx;
+	e->misc = r->misc;
+	e->type = (uint8_t)r->type;
+	e->from_comp = 0;
+	run->end++;
+	f->qbytes += PMF_QENT_BYTES(r->size);
+	if (r->time > f->max_ts)
+		f->max_ts = r->time;
+	return true;
 }
 
-/* Before the mapping moves on: copy the queued records that point into it. */
+
+/* Before the window moves on: copy the queued records that point into it
+ * (only those queued since the last time: each run's done mark). */
 static int pmf_q_evacuate(pm_file *f)
 {
 	for (size_t i = 0; i < f->nruns; i++) {
-		for (size_t k = f->runs[i].head; k < f->runs[i].end; k++) {
+		struct pmf_run *run = &f->runs[i];
+
+		for (size_t k = PM_MAX(run->head, run->done); k < run->end; k++) {
 			struct pmf_qent *e = &f->q[k];
 			uint8_t *p;
 
@@ -937,6 +831,7 @@ static int pmf_q_evacuate(pm_file *f)
 			memcpy(p, e->data, e->size);
 			e->data = p;
 		}
+		run->done = run->end;
 	}
 	return 0;
 }
@@ -1001,17 +896,7 @@ int pmf_next(pm_file *f, struct pmf_rec *r)
 	for (;;) {
 		if (f->draining) {
 			if (f->rhn && f->rheap[0].ts <= f->limit) {
-				const struct pmf_qent *e = pmf_q_pop(f);
-
-				f->last_out = e->chunk;
-				r->data = e->data;
-				r->size = e->size;
-				r->type = pm__ld32(e->data, f->be);
-				r->misc = e->misc;
-				r->from_comp = e->from_comp;
-				r->offset = e->offset;
-				r->attr_idx = e->attr_idx;
-				r->time = e->ts;
+				pmf_pop_out(f, r);
 				return 1;
 			}
 			f->draining = false;
@@ -1022,6 +907,24 @@ int pmf_next(pm_file *f, struct pmf_rec *r)
 			}
 			if (f->final)
 				return f->err; /* 0 at a clean end */
+		}
+		if (!f->err && pmf_fast_next(f, r)) {
+			/* the common record: a kernel record in the window */
+			if (r->time == PM_FILE_NO_TIME || !r->time)
+				return 1;
+			if (!pmf_q_push_fast(f, r)) {
+				rc = pmf_q_push(f, r);
+				if (rc)
+					return pmf_fail(f, pm__err(-rc, "perf.data: no memory to sort "
+								   "records"), r->offset);
+			}
+			if (f->qbytes > f->reorder_max) {
+				uint64_t lo = f->rheap[0].ts;
+
+				f->limit = lo + (f->max_ts - lo) / 2;
+				f->draining = true;
+			}
+			continue;
 		}
 		rc = pmf_meta_next(f, r);
 		if (rc <= 0) {
@@ -1348,31 +1251,13 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 	f->seekable = S_ISREG(st.st_mode);
 	if (f->seekable) {
 		off_t cur = lseek(f->fd, 0, SEEK_CUR);
-		long pg = sysconf(_SC_PAGESIZE);
-
 		/* a regular file given as a descriptor is read from its position */
 		f->win_off = cur > 0 ? (uint64_t)cur : 0;
 		f->info.file_size = (uint64_t)st.st_size;
-		/* mapped in sliding windows; the read window if mmap() fails */
-		f->page_size = pg > 0 ? (size_t)pg : 4096;
-		f->map_window = opts && opts->window_size ? f->win_cap : PMF_DEFAULT_MAP;
-		f->map_window = (f->map_window + f->page_size - 1) / f->page_size * f->page_size;
-		if (st.st_size > 0) {
-			f->mapped = true;
-			rc = pmf_fill(f, PMF_PIPE_HDR_SIZE);
-			if (rc < 0) {
-				pm__debug("perf.data: %s; reading with pread", pm_errmsg());
-				f->mapped = false;
-				f->win_pos = f->win_end = 0;
-				f->win_off = cur > 0 ? (uint64_t)cur : 0;
-			}
-		}
 	}
-	if (!f->mapped) {
-		f->win = malloc(f->win_cap);
-		if (!f->win)
-			return -ENOMEM;
-	}
+	f->win = malloc(f->win_cap);
+	if (!f->win)
+		return -ENOMEM;
 
 	rc = pmf_fill(f, PMF_PIPE_HDR_SIZE);
 	if (rc < 0)
@@ -1528,10 +1413,7 @@ void pm_file_close(pm_file *f)
 	free(f->hkey);
 	free(f->hval);
 	pmf_q_free(f);
-	if (f->map)
-		munmap(f->map, f->map_len);
-	else
-		free(f->win);
+	free(f->win);
 	pmf_feat_free(f);
 	free(f);
 }

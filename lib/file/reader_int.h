@@ -3,6 +3,8 @@
 #ifndef PM_FILE_READER_INT_H
 #define PM_FILE_READER_INT_H
 
+#include <stdlib.h>
+
 #include <profileme/file.h>
 #include <profileme/record.h>
 
@@ -52,9 +54,9 @@ struct pmf_chunk {
 	uint8_t data[];
 };
 
-/* A record buffered for time sorting.  data points into the file mapping
- * (chunk NULL) or into a chunk copy (pipes, decompressed records, records
- * of a mapping that was moved on). */
+/* A record buffered for time sorting.  data points into the read window or
+ * file mapping (chunk NULL) or into a chunk copy (decompressed records, and
+ * records copied out before the window moved on: pmf_q_evacuate()). */
 struct pmf_qent {
 	uint64_t ts;
 	const uint8_t *data;
@@ -63,12 +65,14 @@ struct pmf_qent {
 	uint32_t size;
 	int32_t attr_idx;
 	uint16_t misc;
+	uint8_t type; /* kernel record types only are queued (< 64) */
 	uint8_t from_comp;
 };
 
 /* A run: queued records [head, end) of f->q in time order. */
 struct pmf_run {
 	size_t head, end;
+	size_t done;  /* q[head, done) hold no pointer into the window */
 	uint64_t seq; /* creation number */
 };
 
@@ -159,12 +163,6 @@ struct pm_file {
 	bool held;
 	struct pmf_rec held_rec;
 
-	/* file mapping (regular files): [map, map + map_len) maps file offset
-	 * win_off; win == map */
-	bool mapped;
-	uint8_t *map;
-	size_t map_len, map_window;
-	size_t page_size;
 
 	/* metadata records at offsets below this were processed already */
 	uint64_t meta_done;
@@ -192,8 +190,204 @@ PM_HIDDEN void pmf_out(const pm_file *f, struct pm_file_record *rec, const struc
 
 /* reader_rows.c: the fields of a SAMPLE for bulk readers; 0, or <0 from
  * pm_file_sample() (no attr, unknown layout, damaged record) */
-PM_HIDDEN int pmf_sample_core(const pm_file *f, const struct pmf_rec *r, struct pm__score *o,
-			      uint64_t *present);
+PM_HIDDEN int pmf_sample_core_slow(const pm_file *f, const struct pmf_rec *r,
+				   struct pm__score *o, uint64_t *present);
+
+static inline int pmf_sample_core(const pm_file *f, const struct pmf_rec *r, struct pm__score *o,
+				  uint64_t *present)
+{
+	if (r->attr_idx >= 0 && (size_t)r->attr_idx < f->nr_ev) {
+		const pm_sample_layout *l = f->ev[r->attr_idx].layout;
+
+		if (l && !pm__sample_core(l, r->data, r->size, f->be, o)) {
+			*present = l->sample_type;
+			return 0;
+		}
+	}
+	return pmf_sample_core_slow(f, r, o, present);
+}
+
+/* ------------------------------------------------------------------ */
+/* hot paths, inline for the bulk readers (reader_rows.c, export/columns.c) */
+
+#define PMF_CHUNK (256u << 10)
+#define PMF_POP_AHEAD 8
+/* bytes a queued record counts against reorder_max_bytes: its bytes and a
+ * 32-byte header, 8-aligned (the accounting of the earlier copying queue,
+ * kept so that early releases happen at the same records) */
+#define PMF_QENT_BYTES(size) ((32 + (size_t)(size) + 7) & ~(size_t)7)
+
+static inline void pmf_chunk_release(pm_file *f, struct pmf_chunk *c)
+{
+	if (--c->live || c == f->cur_chunk)
+		return;
+	if (!f->spare_chunk && c->cap == PMF_CHUNK)
+		f->spare_chunk = c;
+	else
+		free(c);
+}
+
+static inline bool pmf_rh_less(const struct pmf_rhent *a, const struct pmf_rhent *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+}
+
+static inline void pmf_rh_down(pm_file *f, size_t i)
+{
+	struct pmf_rhent *h = f->rheap, x = h[i];
+	size_t n = f->rhn;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && pmf_rh_less(&h[c + 1], &h[c]))
+			c++;
+		if (!pmf_rh_less(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+/* The earliest queued record (rhn > 0); its chunk (if any) is the caller's
+ * to release. */
+static inline const struct pmf_qent *pmf_q_pop(pm_file *f)
+{
+	struct pmf_run *run = &f->runs[f->rheap[0].run];
+	const struct pmf_qent *e = &f->q[run->head++];
+
+#if defined(__GNUC__) || defined(__clang__)
+	/* the record bytes were read a round ago: ask for a later one now */
+	if (run->head + PMF_POP_AHEAD < run->end)
+		__builtin_prefetch(f->q[run->head + PMF_POP_AHEAD].data);
+#endif
+
+	f->qbytes -= PMF_QENT_BYTES(e->size);
+	if (run->head < run->end) {
+		f->rheap[0].ts = f->q[run->head].ts;
+		if (f->rhn > 1)
+			pmf_rh_down(f, 0);
+	} else if (--f->rhn) {
+		f->rheap[0] = f->rheap[f->rhn];
+		pmf_rh_down(f, 0);
+	}
+	return e;
+}
+
+/* attr index and time stamp of a kernel record */
+static inline void pmf_classify(const pm_file *f, struct pmf_rec *r)
+{
+	const struct pmf_evsel *e;
+	int idx = 0;
+
+	r->attr_idx = -1;
+	r->time = PM_FILE_NO_TIME;
+	if (r->type >= PM_RECORD_USER_TYPE_START || !f->nr_ev)
+		return;
+	if (f->nr_ev > 1 && f->ev[0].layout) {
+		const pm_sample_layout *l = f->ev[0].layout;
+		int64_t pos = -1;
+
+		if (r->type == PM_RECORD_SAMPLE) {
+			int ip = l->id_pos;
+
+			if (ip >= 0)
+				pos = 8 + 8 * (int64_t)ip;
+		} else if (f->ev[0].attr.flags & PM_ATTR_SAMPLE_ID_ALL) {
+			int is = l->is_pos;
+
+			if (is > 0)
+				pos = (int64_t)r->size - 8 * (int64_t)is;
+		}
+		if (pos >= 8 && (uint64_t)pos + 8 <= r->size) {
+			idx = pmf_evsel_by_id(f, pm__ld64(r->data + pos, f->be));
+		}
+	}
+	/* an id no attr owns: attr -1, time read with the first attr's layout
+	 * (perf requires the id and time positions to agree) */
+	r->attr_idx = idx < 0 ? -1 : idx;
+	e = &f->ev[idx < 0 ? 0 : idx];
+	if (r->type == PM_RECORD_SAMPLE) {
+		if (e->time_off_sample >= 0 && (uint64_t)e->time_off_sample + 8 <= r->size)
+			r->time = pm__ld64(r->data + e->time_off_sample, f->be);
+	} else if (e->time_slots_trailer) {
+		uint64_t back = 8u * (unsigned)e->time_slots_trailer;
+
+		if (r->size >= 8 + back)
+			r->time = pm__ld64(r->data + r->size - back, f->be);
+	}
+}
+
+/*
+ * Stages 1-3 for the common record: a kernel record (no metadata, no
+ * out-of-band data) lying wholly in the window, with no decompressed bytes
+ * pending.  Anything else (and every error) takes the general path, which
+ * gives the same result for these records.
+ */
+static inline bool pmf_fast_next(pm_file *f, struct pmf_rec *r)
+{
+	size_t avail = f->win_end - f->win_pos;
+	const uint8_t *p = f->win + f->win_pos;
+	uint32_t type;
+	uint16_t size;
+
+	if (avail < 8 || f->dpos < f->dend)
+		return false;
+	type = pm__ld32(p, f->be);
+	size = pm__ld16(p + 6, f->be);
+	if (type >= PM_RECORD_USER_TYPE_START || size < 8 || size > avail)
+		return false;
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(p + 2048);
+#endif
+	r->data = p;
+	r->size = size;
+	r->type = type;
+	r->misc = pm__ld16(p + 4, f->be);
+	r->offset = f->win_off + f->win_pos;
+	r->from_comp = false;
+	f->win_pos += size;
+	pmf_classify(f, r);
+	return true;
+}
+
+/* Hand out the earliest queued record (rhn > 0) as *r. */
+static inline void pmf_pop_out(pm_file *f, struct pmf_rec *r)
+{
+	const struct pmf_qent *e;
+
+	if (f->last_out) {
+		pmf_chunk_release(f, f->last_out);
+		f->last_out = NULL;
+	}
+	e = pmf_q_pop(f);
+	f->last_out = e->chunk;
+	r->data = e->data;
+	r->size = e->size;
+	r->type = e->type;
+	r->misc = e->misc;
+	r->from_comp = e->from_comp;
+	r->offset = e->offset;
+	r->attr_idx = e->attr_idx;
+	r->time = e->ts;
+}
+
+/* pmf_next(), with its common cases inline: the next record in file order
+ * (raw order), or the next queued record due (time order). */
+static inline int pmf_next_inl(pm_file *f, struct pmf_rec *r)
+{
+	if (f->raw_order) {
+		if (!f->err && pmf_fast_next(f, r))
+			return 1;
+	} else if (f->draining && f->rhn && f->rheap[0].ts <= f->limit) {
+		pmf_pop_out(f, r);
+		return 1;
+	}
+	return pmf_next(f, r);
+}
 
 #define PMF_TEST_BIT(words, n) (((words)[(n) / 64] >> ((n) % 64)) & 1)
 #define PMF_SET_BIT(words, n) ((words)[(n) / 64] |= 1ULL << ((n) % 64))

@@ -31,21 +31,13 @@ int pm_file_sample(const pm_file *f, const struct pm_file_record *rec, struct pm
 	return 0;
 }
 
-int pmf_sample_core(const pm_file *f, const struct pmf_rec *r, struct pm__score *o,
-		    uint64_t *present)
+int pmf_sample_core_slow(const pm_file *f, const struct pmf_rec *r, struct pm__score *o,
+			 uint64_t *present)
 {
 	struct pm_file_record rec;
 	struct pm_sample s;
 	int rc;
 
-	if (r->attr_idx >= 0 && (size_t)r->attr_idx < f->nr_ev) {
-		const pm_sample_layout *l = f->ev[r->attr_idx].layout;
-
-		if (l && !pm__sample_core(l, r->data, r->size, f->be, o)) {
-			*present = l->sample_type;
-			return 0;
-		}
-	}
 	rec.sz = sizeof(rec);
 	pmf_out(f, &rec, r);
 	s.sz = sizeof(s);
@@ -80,7 +72,7 @@ int pm_file_read_samples(pm_file *f, struct pm_sample_row *rows, size_t cap, siz
 		struct pm__score s;
 		uint64_t p;
 
-		rc = pmf_next(f, &r);
+		rc = pmf_next_inl(f, &r);
 		if (rc <= 0)
 			break;
 		if (r.type != PM_RECORD_SAMPLE || r.attr_idx < 0)
