@@ -38,7 +38,35 @@ static inline bool pm__host_big_endian(void)
 #endif
 }
 
-/* Unaligned loads from bytes of a given byte order (big_endian = 1: BE). */
+/* Unaligned loads from bytes of a given byte order (big_endian = 1: BE).
+ * With GCC/clang: one load (memcpy) and a byte swap when the orders differ;
+ * otherwise byte by byte. */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+	(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+#define PM__SWAP(big_endian) ((big_endian) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+static inline uint16_t pm__ld16(const void *p, bool big_endian)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return PM__SWAP(big_endian) ? __builtin_bswap16(v) : v;
+}
+static inline uint32_t pm__ld32(const void *p, bool big_endian)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return PM__SWAP(big_endian) ? __builtin_bswap32(v) : v;
+}
+static inline uint64_t pm__ld64(const void *p, bool big_endian)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return PM__SWAP(big_endian) ? __builtin_bswap64(v) : v;
+}
+#undef PM__SWAP
+#else
 static inline uint16_t pm__ld16(const void *p, bool big_endian)
 {
 	const uint8_t *b = p;
@@ -58,6 +86,7 @@ static inline uint64_t pm__ld64(const void *p, bool big_endian)
 	uint64_t lo = pm__ld32(b + (big_endian ? 4 : 0), big_endian);
 	return (hi << 32) | lo;
 }
+#endif
 static inline void pm__st16(void *p, uint16_t v, bool big_endian)
 {
 	uint8_t *b = p;

@@ -238,9 +238,11 @@ static int pm_decode_generic(const struct pm__raw_opts *o, const uint8_t *p, siz
 			     struct pm__raw_out *out)
 {
 	struct pm_profileme_sample s;
-	int rc = decode_full(p, len, &s);
+	int rc;
 
 	(void)o;
+	memset(&s, 0, sizeof(s));
+	rc = decode_full(p, len, &s);
 	if (rc < 0)
 		return rc;
 	out->v[F_VERSION] = s.version;
