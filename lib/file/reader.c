@@ -211,7 +211,7 @@ static int pmf_pread_full(pm_file *f, void *buf, size_t len, uint64_t off, const
 	return 0;
 }
 
-static int pmf_q_evacuate(pm_file *f);
+static int pmf_q_evacuate(pm_file *f, const uint8_t *buf, size_t len);
 
 /*
  * Make [win_pos, win_pos + need) available.  Returns 1 if it is, 0 if the
@@ -223,13 +223,32 @@ static int pmf_fill(pm_file *f, size_t need)
 	if (f->win_end - f->win_pos >= need)
 		return 1;
 	if (f->qend) {
-		/* queued records point into the window, which moves */
-		int rc = pmf_q_evacuate(f);
+		/* queued records may point into the window: continue in the
+		 * other buffer, after copying out what still points into it */
+		size_t left = f->win_end - f->win_pos, cap = PM_MAX(need, f->win_cap);
+		uint8_t *t;
+		int rc = pmf_q_evacuate(f, f->alt, f->alt_cap);
 
 		if (rc)
 			return rc;
-	}
-	if (f->win_pos) {
+		if (f->alt_cap < cap) {
+			t = realloc(f->alt, cap);
+			if (!t)
+				return pm__err(ENOMEM, "perf.data: no memory for a %zu-byte window", cap);
+			f->alt = t;
+			f->alt_cap = cap;
+		}
+		memcpy(f->alt, f->win + f->win_pos, left);
+		t = f->win;
+		f->win = f->alt;
+		f->alt = t;
+		cap = f->win_cap;
+		f->win_cap = f->alt_cap;
+		f->alt_cap = cap;
+		f->win_off += f->win_pos;
+		f->win_end = left;
+		f->win_pos = 0;
+	} else if (f->win_pos) {
 		memmove(f->win, f->win + f->win_pos, f->win_end - f->win_pos);
 		f->win_off += f->win_pos;
 		f->win_end -= f->win_pos;
@@ -237,8 +256,12 @@ static int pmf_fill(pm_file *f, size_t need)
 	}
 	if (need > f->win_cap) {
 		size_t nc = PM_MAX(need, f->win_cap * 2);
-		uint8_t *n = realloc(f->win, nc);
+		uint8_t *n;
+		int rc = pmf_q_evacuate(f, f->win, f->win_cap);
 
+		if (rc)
+			return rc;
+		n = realloc(f->win, nc);
 		if (!n)
 			return pm__err(ENOMEM, "perf.data: no memory for a %zu-byte window", nc);
 		f->win = n;
@@ -812,26 +835,37 @@ static inline bool pmf_q_push_fast(pm_file *f, const struct pmf_rec *r)
 }
 
 
-/* Before the window moves on: copy the queued records that point into it
- * (only those queued since the last time: each run's done mark). */
-static int pmf_q_evacuate(pm_file *f)
+/*
+ * Before the read buffer [buf, buf + len) is reused: copy out the queued
+ * records that point into it.  Within a run, records pointing into a buffer
+ * were pushed after those pointing into the buffer used before it, so each
+ * run is scanned from its done mark to its first record in another buffer.
+ */
+static int pmf_q_evacuate(pm_file *f, const uint8_t *buf, size_t len)
 {
+	uintptr_t lo = (uintptr_t)buf, hi = lo + len;
+
+	if (!buf)
+		return 0;
 	for (size_t i = 0; i < f->nruns; i++) {
 		struct pmf_run *run = &f->runs[i];
+		size_t k = PM_MAX(run->head, run->done);
 
-		for (size_t k = PM_MAX(run->head, run->done); k < run->end; k++) {
+		for (; k < run->end; k++) {
 			struct pmf_qent *e = &f->q[k];
 			uint8_t *p;
 
 			if (e->chunk)
 				continue;
+			if ((uintptr_t)e->data < lo || (uintptr_t)e->data >= hi)
+				break;
 			p = pmf_q_alloc(f, e->size, &e->chunk);
 			if (!p)
 				return pm__err(ENOMEM, "perf.data: no memory to sort records");
 			memcpy(p, e->data, e->size);
 			e->data = p;
 		}
-		run->done = run->end;
+		run->done = k;
 	}
 	return 0;
 }
@@ -1414,6 +1448,7 @@ void pm_file_close(pm_file *f)
 	free(f->hval);
 	pmf_q_free(f);
 	free(f->win);
+	free(f->alt);
 	pmf_feat_free(f);
 	free(f);
 }

@@ -98,6 +98,10 @@ struct pm_file {
 	 * are stream bytes starting at offset win_off + win_pos */
 	uint8_t *win;
 	size_t win_cap, win_pos, win_end;
+	/* the other read buffer (time sorting): the window moves there while
+	 * queued records may still point into the current one */
+	uint8_t *alt;
+	size_t alt_cap;
 	uint64_t win_off;
 	uint64_t data_end; /* UINT64_MAX: until EOF */
 

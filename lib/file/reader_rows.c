@@ -59,6 +59,9 @@ int pmf_sample_core_slow(const pm_file *f, const struct pmf_rec *r, struct pm__s
 	return 0;
 }
 
+/* rows are stored whole; no padding bytes may leak */
+typedef char pmf_row_has_no_padding[sizeof(struct pm_sample_row) == 6 * 8 + 5 * 4 + 2 * 2 ? 1 : -1];
+
 int pm_file_read_samples(pm_file *f, struct pm_sample_row *rows, size_t cap, size_t *n)
 {
 	struct pmf_rec r;
@@ -68,7 +71,7 @@ int pm_file_read_samples(pm_file *f, struct pm_sample_row *rows, size_t cap, siz
 	if (!f || !n || (cap && !rows))
 		return pm__err(EINVAL, "pm_file_read_samples: NULL argument");
 	while (k < cap) {
-		struct pm_sample_row *row;
+		struct pm_sample_row o;
 		struct pm__score s;
 		uint64_t p;
 
@@ -80,24 +83,25 @@ int pm_file_read_samples(pm_file *f, struct pm_sample_row *rows, size_t cap, siz
 		rc = pmf_sample_core(f, &r, &s, &p);
 		if (rc < 0)
 			break;
-		row = &rows[k++];
-		memset(row, 0, sizeof(*row));
-		row->time = (p & PM_SAMPLE_TIME) ? s.time : PM_FILE_NO_TIME;
-		row->ip = s.ip;
-		row->addr = s.addr;
-		row->period = s.period;
-		row->id = s.id;
-		row->pid = (p & PM_SAMPLE_TID) ? s.pid : UINT32_MAX;
-		row->tid = (p & PM_SAMPLE_TID) ? s.tid : UINT32_MAX;
-		row->cpu = (p & PM_SAMPLE_CPU) ? s.cpu : UINT32_MAX;
-		row->event_idx = r.attr_idx;
-		row->misc = r.misc;
-		row->raw_offset = UINT64_MAX;
+		o.time = (p & PM_SAMPLE_TIME) ? s.time : PM_FILE_NO_TIME;
+		o.ip = s.ip;
+		o.addr = s.addr;
+		o.period = s.period;
+		o.id = s.id;
+		o.raw_offset = UINT64_MAX;
+		o.pid = (p & PM_SAMPLE_TID) ? s.pid : UINT32_MAX;
+		o.tid = (p & PM_SAMPLE_TID) ? s.tid : UINT32_MAX;
+		o.cpu = (p & PM_SAMPLE_CPU) ? s.cpu : UINT32_MAX;
+		o.event_idx = r.attr_idx;
+		o.raw_size = 0;
+		o.misc = r.misc;
+		o.reserved = 0;
 		if (p & PM_SAMPLE_RAW) {
-			row->raw_size = s.raw_size;
+			o.raw_size = s.raw_size;
 			if (!r.from_comp && s.raw)
-				row->raw_offset = r.offset + (uint64_t)(s.raw - r.data);
+				o.raw_offset = r.offset + (uint64_t)(s.raw - r.data);
 		}
+		rows[k++] = o; /* every member set: the struct has no padding */
 		rc = 1;
 	}
 	*n = k;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <profileme/profileme.h>
@@ -763,6 +764,103 @@ START_TEST(test_stream_rows)
 }
 END_TEST
 
+/* Rounds of two or three interleaved time runs (as from several CPU rings)
+ * over many 64 KiB windows: queued records are copied out of a read buffer
+ * before it is reused; every record must come out whole and in time order.
+ * _i = 0: regular file; 1: a pipe-mode stream through a pipe. */
+static void data_runs(struct fb *f)
+{
+	uint64_t nrounds = pm_test_scale(120, 40);
+
+	for (uint64_t r = 0; r < nrounds; r++) {
+		uint64_t base = 1000000 + r * 10000, nstreams = 2 + r % 2;
+
+		for (uint64_t st = 0; st < nstreams; st++)
+			for (uint64_t j = 0; j < 1000; j++) {
+				uint64_t t = base + j * nstreams + st;
+
+				fb_sample(f, ST_BASIC, 0, 0x100000 + t, 7, 8, t, (uint32_t)st, 3 * t);
+			}
+		fb_hdr(f, PM_RECORD_FINISHED_ROUND, 0, 8);
+	}
+}
+
+START_TEST(test_stream_runs)
+{
+	struct fb f = { 0 };
+	struct fattr at = { .attr = basic_attr(ST_BASIC), .size = PM_ATTR_SIZE_VER8,
+			    .ids = { 1 }, .nids = 1, .name = "e" };
+	struct pm_file_opts o = { .sz = sizeof(o), .window_size = 64 << 10 };
+	struct pm_sample_row rows[777];
+	uint64_t total = 0, last = 0, want = 0;
+	pm_file *pf;
+	const char *path;
+	pid_t child = -1;
+	size_t n;
+	int rc, fd = -1;
+
+	if (_i == 0) {
+		fb_file(&f, &at, 1, data_runs, NULL);
+	} else {
+		fb_mem(&f, "PERFILE2", 8);
+		fb_u64(&f, 16);
+		fb_header_attr(&f, &at.attr, 1);
+		data_runs(&f);
+	}
+	path = fb_write(&f);
+	for (uint64_t r = 0; r < pm_test_scale(120, 40); r++)
+		want += 1000 * (2 + r % 2);
+	if (_i == 0) {
+		ck_assert_int_eq(pm_file_open(&pf, path, &o), 0);
+	} else {
+		int p[2];
+
+		ck_assert_int_eq(pipe(p), 0);
+		child = fork();
+		ck_assert_int_ge(child, 0);
+		if (child == 0) {
+			size_t off = 0;
+
+			close(p[0]);
+			while (off < f.len) {
+				ssize_t w = write(p[1], f.b + off, f.len - off);
+
+				if (w <= 0)
+					_exit(1);
+				off += (size_t)w;
+			}
+			_exit(0);
+		}
+		close(p[1]);
+		fd = p[0];
+		ck_assert_int_eq(pm_file_open_fd(&pf, fd, &o), 0);
+	}
+	do {
+		rc = pm_file_read_samples(pf, rows, 777, &n);
+		ck_assert_int_ge(rc, 0);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_uint_gt(rows[i].time, last);
+			last = rows[i].time;
+			ck_assert_uint_eq(rows[i].ip, 0x100000 + last);
+			ck_assert_uint_eq(rows[i].period, 3 * last);
+			ck_assert_uint_eq(rows[i].tid, 8);
+			total++;
+		}
+	} while (rc > 0);
+	ck_assert_uint_eq(total, want);
+	pm_file_close(pf);
+	if (child > 0) {
+		int st;
+
+		close(fd);
+		ck_assert_int_eq(waitpid(child, &st, 0), child);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
 static Suite *file_suite(void)
 {
 	Suite *s = suite_create("file");
@@ -780,6 +878,7 @@ static Suite *file_suite(void)
 	tcase_add_test(tc, test_bad_magic);
 	tcase_add_loop_test(tc, test_pipe_fd, 0, 2);
 	tcase_add_loop_test(tc, test_stream_rows, 0, 2);
+	tcase_add_loop_test(tc, test_stream_runs, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
