@@ -91,7 +91,7 @@ typedef struct pm_file pm_file;
 struct pm_file_opts {
 	size_t sz;                /**< Set by the caller: sizeof(struct pm_file_opts). */
 	int raw_order;            /**< 1: records in file order; 0 (default): sorted by time like perf. */
-	size_t window_size;       /**< Read window in bytes; 0: 1 MiB.  It grows only to fit one record. */
+	size_t window_size;       /**< Read window in bytes; 0: 256 KiB.  It grows only to fit one record. */
 	size_t reorder_max_bytes; /**< Bound of the time-sorting buffer; 0: 64 MiB. */
 	int keep_compressed;      /**< 1: also hand out each COMPRESSED record (before the records it holds). */
 };

@@ -23,7 +23,7 @@
 
 #include "reader_int.h"
 
-#define PMF_DEFAULT_WINDOW (1u << 20)
+#define PMF_DEFAULT_WINDOW (256u << 10)
 #define PMF_MIN_WINDOW (64u << 10)
 #define PMF_DEFAULT_REORDER (64u << 20)
 #define PMF_MAX_RECORD (1u << 30)     /* records with out-of-band data */

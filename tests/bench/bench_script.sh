@@ -3,10 +3,11 @@
 # Benchmark (not a ctest): perf script vs profileme script vs the C API on a
 # perf.data of at least 50 MB recorded here.
 #   usage: tests/bench/bench_script.sh BUILDDIR [PROFILEME]
-# Prints wall time and peak RSS (from /usr/bin/time -v) of:
+# Prints CPU time (best and median of PM_BENCH_REPEAT runs) and peak RSS of:
 #   perf script      -F event,tid,time,ip,period
 #   profileme script -F event,tid,time,ip,period
-#   bench_parse (pm_file_read_samples, every sample, no output)
+#   bench_parse (pm_file_read_samples, every sample, no output), time-sorted
+#   like perf script and in file order (pm_file_opts.raw_order)
 set -eu
 B=$(cd "${1:?usage: bench_script.sh BUILDDIR [PROFILEME]}" && pwd)
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,7 +15,6 @@ PROF=${2:-$B/bin/profileme}
 W=$B/bench_script
 mkdir -p "$W"
 command -v perf >/dev/null || { echo "perf missing"; exit 1; }
-[ -x /usr/bin/time ] || { echo "/usr/bin/time missing (apt-get install time)"; exit 1; }
 
 cc -O2 -I"$SRC/include" -I"$B/include" -o "$W/bench_parse" "$SRC/tests/bench/bench_parse.c" \
    "$B/lib/libprofileme.a" $(pkg-config --libs libzstd libelf 2>/dev/null) -lpthread
@@ -40,28 +40,25 @@ if [ ! -f "$DATA" ] || [ "$(stat -c %s "$DATA")" -lt 52428800 ]; then
 fi
 echo "perf.data: $(($(stat -c %s "$DATA") / 1048576)) MB, $("$W/bench_parse" "$DATA" | cut -d' ' -f1) samples"
 
-run() { # label, command...   (ratios use CPU time: wall time is noisy on a shared machine)
-	label=$1; shift
-	/usr/bin/time -v "$@" >/dev/null 2>"$W/time.txt"
-	t=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$W/time.txt")
-	u=$(sed -n 's/.*User time (seconds): //p' "$W/time.txt")
-	sy=$(sed -n 's/.*System time (seconds): //p' "$W/time.txt")
-	rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$W/time.txt")
-	secs=$(echo "$t" | awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
-	cpu=$(awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }')
-	printf '%-34s %9.2f s %9.2f s %10d KB\n' "$label" "$secs" "$cpu" "$rss"
-	echo "$cpu" > "$W/t.$label"
-}
+# Every leg runs PM_BENCH_REPEAT times (default 5), the legs interleaved;
+# CPU time (user + system, from rusage) of the fastest run counts, the same
+# rule for every leg (tests/bench/cputime.py).  One warm-up pass first, so
+# that every leg reads the file from the page cache.
 F=event,tid,time,ip,period
-printf '%-34s %11s %11s %13s\n' "" "wall" "cpu" "peak RSS"
-run perf_script perf script -i "$DATA" -F $F
-run profileme_script "$PROF" script -i "$DATA" -F $F
-run c_api_parse "$W/bench_parse" "$DATA"
-run c_api_parse_raw_order "$W/bench_parse" "$DATA" raw
-tp=$(cat "$W/t.perf_script"); tm=$(cat "$W/t.profileme_script"); tc=$(cat "$W/t.c_api_parse")
-tr=$(cat "$W/t.c_api_parse_raw_order")
-awk -v p="$tp" -v m="$tm" -v c="$tc" -v r="$tr" 'BEGIN {
-	if (m < 0.01) m = 0.01; if (c < 0.01) c = 0.01; if (r < 0.01) r = 0.01;
-	printf "profileme script vs perf script:      %.1fx faster (goal >= 3x)\n", p / m;
-	printf "C API parse (time-sorted) vs perf:    %.1fx faster (goal >= 30x)\n", p / c;
-	printf "C API parse (file order) vs perf:     %.1fx faster\n", p / r }'
+"$W/bench_parse" "$DATA" >/dev/null
+perf script -i "$DATA" -F $F >/dev/null 2>&1
+/usr/bin/python3 "$SRC/tests/bench/cputime.py" "${PM_BENCH_REPEAT:-5}" \
+	"perf_script=perf script -i $DATA -F $F" \
+	"profileme_script=$PROF script -i $DATA -F $F" \
+	"c_api_parse=$W/bench_parse $DATA" \
+	"c_api_parse_raw_order=$W/bench_parse $DATA raw" > "$W/times.txt"
+printf '%-24s %12s %12s %12s\n' "" "cpu (best)" "cpu (median)" "peak RSS"
+while read -r label cpu med wall rss st; do
+	printf '%-24s %10.3f s %10.3f s %9d KB%s\n' "$label" "$cpu" "$med" "$rss" \
+		"$([ "$st" = 0 ] || echo "  (exit status $st)")"
+done < "$W/times.txt"
+awk '{ t[$1] = $2 } END {
+	p = t["perf_script"]; m = t["profileme_script"]; c = t["c_api_parse"]; r = t["c_api_parse_raw_order"];
+	printf "profileme script vs perf script:           %.1fx faster (goal >= 3x)\n", p / m;
+	printf "C API parse, file order, vs perf script:   %.1fx faster (goal >= 30x)\n", p / r;
+	printf "C API parse, time-sorted, vs perf script:  %.1fx faster\n", p / c }' "$W/times.txt"
