@@ -15,6 +15,7 @@ PROF=${2:-$B/bin/profileme}
 W=$B/bench_script
 mkdir -p "$W"
 command -v perf >/dev/null || { echo "perf missing"; exit 1; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time missing (apt-get install time)"; exit 1; }
 
 cc -O2 -I"$SRC/include" -I"$B/include" -o "$W/bench_parse" "$SRC/tests/bench/bench_parse.c" \
    "$B/lib/libprofileme.a" $(pkg-config --libs libzstd libelf 2>/dev/null) -lpthread

@@ -3,7 +3,8 @@
 """Time commands side by side: each leg runs REPEAT times, the legs
 interleaved (leg1, leg2, ..., leg1, leg2, ...), each run in a fresh process
 with its output thrown away.  CPU time (user + system) and peak RSS come from
-wait4()'s rusage (microsecond resolution, unlike /usr/bin/time's 10 ms).
+wait4()'s rusage (microsecond resolution, unlike /usr/bin/time's 10 ms) and
+/usr/bin/time's %M.
 The fastest run of each leg counts: on a shared machine the minimum is the
 least disturbed run, and the same rule applies to every leg.
 
@@ -13,22 +14,28 @@ CMD is split on spaces.  Prints one line per leg:
 """
 import os
 import sys
+import tempfile
 import time
 
 
-def run(cmd):
+def run(cmd, rss_file):
+    # Peak RSS comes from /usr/bin/time (%M): rusage maxrss of a process
+    # started from Python also counts this Python's pages (the kernel keeps
+    # the high-water mark across exec).  CPU time comes from wait4() on
+    # /usr/bin/time, which includes the command it waited for (time's own
+    # share is well under a millisecond).
     t0 = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            fd = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(fd, 1)
-            os.execvp(cmd[0], cmd)
-        finally:
-            os._exit(127)
+    argv = ["/usr/bin/time", "-f", "%M", "-o", rss_file] + cmd
+    pid = os.posix_spawn(argv[0], argv, os.environ,
+                         file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
     _, status, ru = os.wait4(pid, 0)
     wall = time.perf_counter() - t0
-    return ru.ru_utime + ru.ru_stime, wall, ru.ru_maxrss, os.waitstatus_to_exitcode(status)
+    rss = 0
+    with open(rss_file) as f:
+        for line in f:
+            if line.strip().isdigit():
+                rss = int(line)
+    return ru.ru_utime + ru.ru_stime, wall, rss, os.waitstatus_to_exitcode(status)
 
 
 def main():
@@ -40,9 +47,10 @@ def main():
         label, _, cmd = arg.partition("=")
         legs.append((label, cmd.split()))
     res = {label: [] for label, _ in legs}
-    for _ in range(repeat):
-        for label, cmd in legs:
-            res[label].append(run(cmd))
+    with tempfile.NamedTemporaryFile(mode="r", suffix=".rss") as tf:
+        for _ in range(repeat):
+            for label, cmd in legs:
+                res[label].append(run(cmd, tf.name))
     for label, _ in legs:
         r = res[label]
         cpu = sorted(x[0] for x in r)
