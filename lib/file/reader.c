@@ -614,8 +614,6 @@ static int pmf_meta_next(pm_file *f, struct pmf_rec *r)
 
 	if (f->err)
 		return f->err;
-	if (pmf_fast_next(f, r))
-		return 1;
 	rc = pmf_rec_next(f, r);
 	if (rc <= 0)
 		return rc;
@@ -926,7 +924,7 @@ int pmf_next(pm_file *f, struct pmf_rec *r)
 		f->last_out = NULL;
 	}
 	if (f->raw_order)
-		return pmf_meta_next(f, r);
+		return !f->err && pmf_fast_next(f, r) ? 1 : pmf_meta_next(f, r);
 	for (;;) {
 		if (f->draining) {
 			if (f->rhn && f->rheap[0].ts <= f->limit) {
@@ -942,33 +940,17 @@ int pmf_next(pm_file *f, struct pmf_rec *r)
 			if (f->final)
 				return f->err; /* 0 at a clean end */
 		}
-		if (!f->err && pmf_fast_next(f, r)) {
-			/* the common record: a kernel record in the window */
-			if (r->time == PM_FILE_NO_TIME || !r->time)
-				return 1;
-			if (!pmf_q_push_fast(f, r)) {
-				rc = pmf_q_push(f, r);
-				if (rc)
-					return pmf_fail(f, pm__err(-rc, "perf.data: no memory to sort "
-								   "records"), r->offset);
+		/* the common record (a kernel record in the window) inline */
+		if (f->err || !pmf_fast_next(f, r)) {
+			rc = pmf_meta_next(f, r);
+			if (rc <= 0) {
+				f->final = f->draining = true;
+				f->limit = UINT64_MAX;
+				continue;
 			}
-			if (f->qbytes > f->reorder_max) {
-				uint64_t lo = f->rheap[0].ts;
-
-				f->limit = lo + (f->max_ts - lo) / 2;
-				f->draining = true;
-			}
-			continue;
-		}
-		rc = pmf_meta_next(f, r);
-		if (rc <= 0) {
-			f->final = f->draining = true;
-			f->limit = UINT64_MAX;
-			continue;
 		}
 		if (r->type < PM_RECORD_USER_TYPE_START && r->time != PM_FILE_NO_TIME && r->time) {
-			rc = pmf_q_push(f, r);
-			if (rc)
+			if (!pmf_q_push_fast(f, r) && (rc = pmf_q_push(f, r)) != 0)
 				return pmf_fail(f, pm__err(-rc, "perf.data: no memory to sort records"),
 						r->offset);
 			if (f->qbytes > f->reorder_max) {
