@@ -112,10 +112,10 @@ struct pm_profileme_sample {
 	/* I_STAT fields */
 	uint32_t ovr;         /**< I_STAT 32:30: PCTR0 instruction overcount (subtract it). */
 	uint32_t icm;         /**< I_STAT 33: Icache miss. */
-	uint32_t trap_type;   /**< I_STAT 37:34: TRAP_TYPE code (meaningful when trapped). */
+	uint32_t trap_type;   /**< I_STAT 37:34: TRAP_TYPE code, raw: stale for a killed instruction (use `trap`). */
 	uint32_t lso;         /**< I_STAT 38: load/store order trap. */
-	uint32_t trp;         /**< I_STAT 39: TRP, raw (stale for a killed instruction). */
-	uint32_t mis;         /**< I_STAT 40: mispredict. */
+	uint32_t trp;         /**< I_STAT 39: TRP, raw: stale for a killed instruction (use `trapped`). */
+	uint32_t mis;         /**< I_STAT 40: MIS, raw: stale for a killed instruction (use `mispredicted`). */
 	/* PCTR_CTL fields */
 	uint32_t tak;         /**< PCTR_CTL 0: branch taken. */
 	uint32_t val;         /**< PCTR_CTL 1: valid. */
@@ -194,6 +194,76 @@ PM_API const char *pm_profileme_mode_name(int code);
  * @since 0.1
  */
 PM_API const char *pm_profileme_counts_name(int code);
+
+/**
+ * @brief Where a ProfileMe sample is charged (pm_profileme_attribution::charge).
+ *
+ * The Alpha kernel driver writes the PMPC as the sample's ip, except in two
+ * cases where it keeps the interrupted PC: a PALmode PMPC (a physical
+ * PALcode address that perf cannot resolve), and a user PMPC sampled in a
+ * kernel thread (which has no user frame).  For the PAL redirect entries
+ * (0x481, 0x581, 0x681) the interrupted PC is the instruction that trapped.
+ */
+enum pm_profileme_charge {
+	PM_PROFILEME_CHARGE_PC = 0,       /**< "pc": the profiled PC (PMPC), which the kernel also wrote as the ip. */
+	PM_PROFILEME_CHARGE_REDIRECT = 1, /**< "redirect": PALmode PMPC at a redirect entry: the sample ip, the instruction that trapped (`trap` names the redirect). */
+	PM_PROFILEME_CHARGE_PALCODE = 2,  /**< "PALcode": any other PALmode PMPC (inside PALcode): `[PALcode]` at `pc`, a physical address. */
+	PM_PROFILEME_CHARGE_IP = 3,       /**< "ip": a user PMPC with a kernel sample ip (sampled in a kernel thread): the sample ip, as the kernel charged it. */
+	PM_PROFILEME_CHARGE_COUNT = 4     /**< Number of codes. */
+};
+
+/**
+ * @brief Where to charge one ProfileMe sample, and whether its two IPs can
+ *        be compared (filled by pm_profileme_attribute()).
+ *
+ * Set `sz = sizeof(struct pm_profileme_attribution)` before the call.
+ */
+struct pm_profileme_attribution {
+	size_t sz;          /**< Set by the caller: sizeof(struct pm_profileme_attribution). */
+	uint64_t addr;      /**< The address to charge (a virtual address, except for PM_PROFILEME_CHARGE_PALCODE: the PALcode physical address `pc`). */
+	int mode;           /**< ::pm_profileme_mode of @c addr: PAL for PM_PROFILEME_CHARGE_PALCODE, else kernel when bit 63 of @c addr is set, else user. */
+	int charge;         /**< ::pm_profileme_charge: which rule chose @c addr. */
+	int trap;           /**< ::pm_profileme_trap of the sample (for a redirect, the redirect's name: "ITB miss", ...). */
+	int skid_valid;     /**< 1 when the profiled pc and the sample ip are virtual addresses of the same address space (neither PALmode, both user or both kernel), so that their distance means something. */
+	int64_t skid;       /**< ip - pc in bytes when @c skid_valid, else 0.  With the Alpha driver it is 0: the kernel writes the PMPC as the ip. */
+	uint64_t pc;        /**< The profiled PC (PMPC with bits 1:0 cleared). */
+	uint64_t ip;        /**< The sample ip, as given. */
+};
+
+/**
+ * @brief **pm_profileme_attribute()** applies the kernel's attribution rule
+ *        to one decoded sample: the address a profile charges it to, that
+ *        address's mode, and whether a skid distance is meaningful.
+ *
+ * - PMPC not PALmode, and not (PMPC user and ip kernel): the profiled pc
+ *   (PM_PROFILEME_CHARGE_PC).
+ * - PMPC user, ip kernel and different: the ip (PM_PROFILEME_CHARGE_IP; the
+ *   kernel's "user PMPC in a kernel thread" case).
+ * - PALmode PMPC at entry 0x481, 0x581 or 0x681 (PMPC & 0x7fff): the ip, the
+ *   trapping instruction (PM_PROFILEME_CHARGE_REDIRECT).
+ * - Any other PALmode PMPC: the PALcode address `pc`, mode PAL
+ *   (PM_PROFILEME_CHARGE_PALCODE); a profile shows it as `[PALcode]`.
+ *
+ * The distance between a PALcode physical address and a virtual PC is not
+ * skid: `skid_valid` is 0 for every PALmode sample and for the kernel-thread
+ * case.  `report`, `annotate` and the Python `hotspots()` use this rule.
+ * @param s          a decoded sample (pm_profileme_decode())
+ * @param sample_ip  the sample's PERF_SAMPLE_IP value
+ * @param[out] out   the attribution; `out->sz` set by the caller, never written past it
+ * @return 0; -EINVAL for a NULL argument; -PM_ERR_STRUCT_SIZE when `s->sz`
+ *         does not reach `pctr_ctl` or `out->sz` is too small.
+ * @since 0.1
+ */
+PM_API int pm_profileme_attribute(const struct pm_profileme_sample *s, uint64_t sample_ip,
+				  struct pm_profileme_attribution *out);
+
+/**
+ * @brief **pm_profileme_charge_name()** names a ::pm_profileme_charge code
+ *        ("pc", "redirect", "PALcode", "ip").
+ * @return the name, or NULL for a code out of range.
+ * @since 0.1
+ */
+PM_API const char *pm_profileme_charge_name(int code);
 
 /** @} */
 
@@ -430,6 +500,59 @@ PM_API int pm_raw_format_json(const pm_raw_decoder *d, const pm_raw_ctx *ctx, co
  */
 PM_API int pm_raw_format_text(const pm_raw_decoder *d, const pm_raw_ctx *ctx, const void *payload, size_t len,
 			      const char *prefix, char *buf, size_t cap);
+
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name AMD IBS attribution
+ *  @{ */
+
+/** @brief Which IBS unit a sample came from (pm_ibs_attribution::kind). */
+enum pm_ibs_kind {
+	PM_IBS_KIND_FETCH = 1, /**< `ibs_fetch`: a sampled instruction fetch. */
+	PM_IBS_KIND_OP = 2     /**< `ibs_op`: a sampled (tagged) micro-op. */
+};
+
+/**
+ * @brief Where to charge one IBS sample (filled by pm_ibs_attribute()).
+ *
+ * The upstream driver writes the tagged address as the sample ip and sets
+ * PERF_RECORD_MISC_EXACT_IP: IbsOpRip for an op, unless the hardware marks it
+ * invalid (IBS_OP_DATA RipInvalid), in which case the sample carries the
+ * interrupted ip and no exact flag; IbsFetchLinAd for a fetch.  IBS records
+ * no interrupted ip for an exact sample, so there is no skid to measure.
+ * Set `sz = sizeof(struct pm_ibs_attribution)` before the call.
+ */
+struct pm_ibs_attribution {
+	size_t sz;          /**< Set by the caller: sizeof(struct pm_ibs_attribution). */
+	int kind;           /**< ::pm_ibs_kind. */
+	int valid;          /**< The sample is valid (En and Val set in the control register). */
+	int exact;          /**< @c addr is the address IBS tagged: op: a valid IbsOpRip (RipInvalid clear); fetch: IbsFetchLinAd. */
+	int ip_differs;     /**< @c exact and the sample ip differs from the tagged address (the tagged one is trusted). */
+	uint64_t addr;      /**< The address to charge: the tagged address when @c exact, else the sample ip. */
+	uint64_t tagged;    /**< IbsOpRip / IbsFetchLinAd when present, else 0. */
+	uint64_t ip;        /**< The sample ip, as given. */
+};
+
+/**
+ * @brief **pm_ibs_attribute()** decodes an IBS payload just enough to say
+ *        where its sample is charged and whether that is exact.
+ *
+ * Instruction-level views (per-pc rows, annotate) keep inexact samples
+ * apart: their ip is wherever the interrupt landed.
+ * @param d          the `ibs_op` or `ibs_fetch` decoder (pm_raw_ctx_select())
+ * @param ctx        byte order, caps and cpuid of the recording; may be NULL
+ * @param payload    the PERF_SAMPLE_RAW data
+ * @param len        bytes at @p payload
+ * @param sample_ip  the sample's PERF_SAMPLE_IP value
+ * @param[out] out   the attribution; `out->sz` set by the caller, never written past it
+ * @return 0; -EINVAL for a NULL argument; -PM_ERR_NO_DECODER when @p d is
+ *         not an IBS decoder; -PM_ERR_TRUNCATED for a payload without the
+ *         control register (pm_errmsg() says why); -PM_ERR_STRUCT_SIZE.
+ * @since 0.1
+ */
+PM_API int pm_ibs_attribute(const pm_raw_decoder *d, const pm_raw_ctx *ctx, const void *payload, size_t len,
+			    uint64_t sample_ip, struct pm_ibs_attribution *out);
 
 /** @} */
 

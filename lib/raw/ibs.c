@@ -388,3 +388,45 @@ const struct pm_raw_decoder pm__raw_ibs_op = {
 	.decode = op_decode,
 	.code_name = op_code_name,
 };
+
+/* ======================================================================== */
+/* Attribution: the address IBS tagged, when the hardware says it is valid. */
+
+int pm_ibs_attribute(const pm_raw_decoder *d, const pm_raw_ctx *ctx, const void *payload, size_t len,
+		     uint64_t sample_ip, struct pm_ibs_attribution *out)
+{
+	struct pm_ibs_attribution a;
+	uint64_t v[PM__RAW_MAXF];
+	uint8_t present[PM__RAW_MAXF];
+	size_t f_valid, f_addr;
+	int rc;
+
+	if (!d || !out || (!payload && len))
+		return pm__err(EINVAL, "pm_ibs_attribute: NULL %s", !d ? "decoder" : !out ? "out" : "payload");
+	if (out->sz < sizeof(size_t))
+		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_ibs_attribution: size %zu is too small", out->sz);
+	memset(&a, 0, sizeof(a));
+	a.sz = sizeof(a);
+	if (d == &pm__raw_ibs_op) {
+		a.kind = PM_IBS_KIND_OP;
+		f_valid = OF_VALID;
+		f_addr = OF_OP_RIP;     /* absent when IbsRipInvalid (or no IBS_OP_DATA) */
+	} else if (d == &pm__raw_ibs_fetch) {
+		a.kind = PM_IBS_KIND_FETCH;
+		f_valid = FF_VALID;
+		f_addr = FF_FETCH_LINADDR;
+	} else {
+		return pm__err(PM_ERR_NO_DECODER, "pm_ibs_attribute: decoder %s is not an IBS decoder", d->name);
+	}
+	rc = pm_raw_decode_row(d, ctx, payload, len, v, present, PM__RAW_MAXF);
+	if (rc < 0)
+		return rc;
+	a.ip = sample_ip;
+	a.valid = present[f_valid] && v[f_valid];
+	a.exact = a.valid && present[f_addr];
+	a.tagged = a.exact ? v[f_addr] : 0;
+	a.addr = a.exact ? a.tagged : sample_ip;
+	a.ip_differs = a.exact && a.tagged != sample_ip;
+	pm__struct_copy_out(out, out->sz, &a, sizeof(a));
+	return 0;
+}

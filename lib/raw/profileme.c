@@ -83,6 +83,27 @@ const char *pm_profileme_counts_name(int code)
 	return code >= 0 && code < PM_PROFILEME_COUNTS_COUNT ? counts_names[code] : NULL;
 }
 
+/* The trap code of a sample, from its three registers. */
+static int trap_of(uint64_t pmpc, uint64_t is, uint64_t ctl)
+{
+	/* TRP (and MIS, TRAP_TYPE with it) is stale for an instruction killed
+	 * before it was mapped. */
+	bool trapped = pm__bits(is, 39, 39) && !pm__bits(ctl, 26, 26);
+
+	/* Redirect traps leave TRAP_TYPE alone; the PALcode entry names them. */
+	if (pmpc & 1) {
+		switch (pmpc & 0x7fff) {
+		case 0x481: return PM_PROFILEME_TRAP_ISTREAM_ACV;
+		case 0x581: return PM_PROFILEME_TRAP_ITB_MISS;
+		case 0x681: return PM_PROFILEME_TRAP_INTERRUPT;
+		default: break;
+		}
+	}
+	if (!trapped || pm__bits(is, 40, 40))
+		return PM_PROFILEME_TRAP_NONE;
+	return trap_of_type[pm__bits(is, 37, 34)];
+}
+
 /* Decode into a full struct of this library's size. */
 static int decode_full(const uint8_t *p, size_t len, struct pm_profileme_sample *s)
 {
@@ -138,18 +159,7 @@ static int decode_full(const uint8_t *p, size_t len, struct pm_profileme_sample 
 	s->trapped = s->trp && !s->killed;
 	s->mispredicted = s->trapped && s->mis;
 
-	/* Redirect traps leave TRAP_TYPE alone; the PALcode entry names them. */
-	s->trap = -1;
-	if (s->pal) {
-		switch (pmpc & 0x7fff) {
-		case 0x481: s->trap = PM_PROFILEME_TRAP_ISTREAM_ACV; break;
-		case 0x581: s->trap = PM_PROFILEME_TRAP_ITB_MISS; break;
-		case 0x681: s->trap = PM_PROFILEME_TRAP_INTERRUPT; break;
-		default: break;
-		}
-	}
-	if (s->trap < 0)
-		s->trap = (!s->trapped || s->mis) ? PM_PROFILEME_TRAP_NONE : trap_of_type[s->trap_type];
+	s->trap = trap_of(pmpc, is, ctl);
 
 	s->pctr0_counts = (s->sl1 & 1) ? PM_PROFILEME_COUNTS_CYCLES : PM_PROFILEME_COUNTS_INSTRUCTIONS;
 	s->pctr1_counts = pctr1_of_sl1[s->sl1];
@@ -193,6 +203,89 @@ int pm_profileme_ips(const struct pm_profileme_sample *s, uint64_t sample_ip, ui
 	if (ip)
 		*ip = sample_ip;
 	return p != sample_ip;
+}
+
+/* ---- attribution: where the kernel put the sample, and why ---- */
+
+static const char *const charge_names[PM_PROFILEME_CHARGE_COUNT] = {
+	[PM_PROFILEME_CHARGE_PC] = "pc",
+	[PM_PROFILEME_CHARGE_REDIRECT] = "redirect",
+	[PM_PROFILEME_CHARGE_PALCODE] = "PALcode",
+	[PM_PROFILEME_CHARGE_IP] = "ip",
+};
+
+const char *pm_profileme_charge_name(int code)
+{
+	return code >= 0 && code < PM_PROFILEME_CHARGE_COUNT ? charge_names[code] : NULL;
+}
+
+/* Alpha kernel addresses (KSEG, vmalloc) have bit 63 set; user ones do not. */
+static int addr_mode(uint64_t a)
+{
+	return (a >> 63) ? PM_PROFILEME_MODE_KERNEL : PM_PROFILEME_MODE_USER;
+}
+
+int pm_profileme_attribute(const struct pm_profileme_sample *s, uint64_t sample_ip,
+			   struct pm_profileme_attribution *out)
+{
+	struct pm_profileme_attribution a;
+	uint64_t pmpc, pc;
+	int pmode, imode;
+
+	if (!s || !out)
+		return pm__err(EINVAL, "pm_profileme_attribute: NULL %s", s ? "out" : "sample");
+	if (out->sz < sizeof(size_t))
+		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_profileme_attribution: size %zu is too small",
+			       out->sz);
+	/* Only the registers are read (a caller's struct may be older than the
+	 * derived fields); the rules are applied to them here. */
+	if (s->sz < offsetof(struct pm_profileme_sample, pctr_ctl) + sizeof(s->pctr_ctl))
+		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_profileme_sample: size %zu has no pctr_ctl",
+			       s->sz);
+	pmpc = s->pmpc;
+	memset(&a, 0, sizeof(a));
+	a.sz = sizeof(a);
+	a.trap = trap_of(pmpc, s->i_stat, s->pctr_ctl);
+	pc = pmpc & ~3ULL;
+	a.pc = pc;
+	a.ip = sample_ip;
+	pmode = addr_mode(pc);
+	imode = addr_mode(sample_ip);
+	if (pmpc & 1) {
+		/* A PALmode PMPC is a physical address: the kernel kept the
+		 * interrupted PC, which for a redirect is the trapping instruction. */
+		switch (pmpc & 0x7fff) {
+		case 0x481:
+		case 0x581:
+		case 0x681:
+			a.charge = PM_PROFILEME_CHARGE_REDIRECT;
+			a.addr = sample_ip;
+			a.mode = imode;
+			break;
+		default:
+			a.charge = PM_PROFILEME_CHARGE_PALCODE;
+			a.addr = pc;
+			a.mode = PM_PROFILEME_MODE_PAL;
+			break;
+		}
+	} else if (pmode == PM_PROFILEME_MODE_USER && imode == PM_PROFILEME_MODE_KERNEL) {
+		/* A user PMPC sampled in a kernel thread: no user frame, so the
+		 * kernel kept the interrupted (kernel) PC. */
+		a.charge = PM_PROFILEME_CHARGE_IP;
+		a.addr = sample_ip;
+		a.mode = imode;
+	} else {
+		a.charge = PM_PROFILEME_CHARGE_PC;
+		a.addr = pc;
+		a.mode = pmode;
+		/* Both virtual; comparable only within one address space. */
+		if (pmode == imode) {
+			a.skid_valid = 1;
+			a.skid = (int64_t)(sample_ip - pc);
+		}
+	}
+	pm__struct_copy_out(out, out->sz, &a, sizeof(a));
+	return 0;
 }
 
 /* ---- generic table ---- */

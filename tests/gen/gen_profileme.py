@@ -63,18 +63,20 @@ USER_PICK = ["main", "daxpy", "list_walk", "copy_unaligned", "parse_branchy"]
 KERNEL_PICK = ["do_page_fault", "entMM", "entUna", "do_entUna", "__copy_user", "entSys"]
 
 
-def read_elf_funcs(path):
+def read_elf_funcs(path, machine=0x9026):
     """(functions [(name, start, end)], exec PT_LOAD (vaddr, offset, memsz)) of a
-    little-endian ELF64 file: a minimal parser of the ELF header, program
-    headers and .symtab, enough for pmdemo."""
+    little-endian ELF64 ET_EXEC for `machine` (default Alpha; 62 = x86-64): a
+    minimal parser of the ELF header, program headers and .symtab, enough for
+    pmdemo and ibsdemo."""
     with open(path, "rb") as f:
         b = f.read()
     if b[:4] != b"\x7fELF" or b[4] != 2 or b[5] != 1:
         raise SystemExit("%s: not a little-endian ELF64 file" % path)
     (e_type, e_machine, _v, _entry, e_phoff, e_shoff, _fl, _ehsz, e_phentsize, e_phnum,
      e_shentsize, e_shnum, _shstrndx) = struct.unpack_from("<HHIQQQIHHHHHH", b, 16)
-    if e_type != 2 or e_machine != 0x9026:
-        raise SystemExit("%s: not an Alpha ET_EXEC (type %d machine %#x)" % (path, e_type, e_machine))
+    if e_type != 2 or e_machine != machine:
+        raise SystemExit("%s: not an ET_EXEC for machine %#x (type %d machine %#x)" %
+                         (path, machine, e_type, e_machine))
     text = None
     for i in range(e_phnum):
         p_type, p_flags, p_offset, p_vaddr, _pa, _fsz, p_memsz, _al = struct.unpack_from(

@@ -384,6 +384,106 @@ START_TEST(test_ips)
 }
 END_TEST
 
+/* The kernel's attribution rule (seed: alpha_perf_event_profileme()). */
+START_TEST(test_attribute)
+{
+	const uint64_t user_pc = 0x120001000ULL, user_ip = 0x120002224ULL;
+	const uint64_t kern_pc = 0xfffffc0000312340ULL;
+	struct {
+		uint64_t pmpc, ip;
+		int charge, mode, skid_valid, trap;
+		uint64_t addr;
+		int64_t skid;
+	} t[] = {
+		/* user PMPC, ip = PMPC: the profiled pc, skid 0 */
+		{ user_pc, user_pc, PM_PROFILEME_CHARGE_PC, PM_PROFILEME_MODE_USER, 1,
+		  PM_PROFILEME_TRAP_NONE, user_pc, 0 },
+		/* kernel PMPC (interrupt taken in user mode: ip still = PMPC) */
+		{ kern_pc, kern_pc, PM_PROFILEME_CHARGE_PC, PM_PROFILEME_MODE_KERNEL, 1,
+		  PM_PROFILEME_TRAP_NONE, kern_pc, 0 },
+		/* a user ip that differs (not what this driver writes): distance shown */
+		{ user_pc, user_pc + 0x40, PM_PROFILEME_CHARGE_PC, PM_PROFILEME_MODE_USER, 1,
+		  PM_PROFILEME_TRAP_NONE, user_pc, 0x40 },
+		/* user PMPC in a kernel thread: the kernel kept the interrupted PC */
+		{ user_pc, kern_pc, PM_PROFILEME_CHARGE_IP, PM_PROFILEME_MODE_KERNEL, 0,
+		  PM_PROFILEME_TRAP_NONE, kern_pc, 0 },
+		/* kernel PMPC, user ip: not comparable */
+		{ kern_pc, user_ip, PM_PROFILEME_CHARGE_PC, PM_PROFILEME_MODE_KERNEL, 0,
+		  PM_PROFILEME_TRAP_NONE, kern_pc, 0 },
+		/* PAL redirects: the trapping instruction (the ip), trap named */
+		{ 0x8481, user_ip, PM_PROFILEME_CHARGE_REDIRECT, PM_PROFILEME_MODE_USER, 0,
+		  PM_PROFILEME_TRAP_ISTREAM_ACV, user_ip, 0 },
+		{ 0x10581, user_ip, PM_PROFILEME_CHARGE_REDIRECT, PM_PROFILEME_MODE_USER, 0,
+		  PM_PROFILEME_TRAP_ITB_MISS, user_ip, 0 },
+		{ 0x681, kern_pc, PM_PROFILEME_CHARGE_REDIRECT, PM_PROFILEME_MODE_KERNEL, 0,
+		  PM_PROFILEME_TRAP_INTERRUPT, kern_pc, 0 },
+		/* inside PALcode: [PALcode] at the physical address */
+		{ 0x8401, user_ip, PM_PROFILEME_CHARGE_PALCODE, PM_PROFILEME_MODE_PAL, 0,
+		  PM_PROFILEME_TRAP_NONE, 0x8400, 0 },
+		{ 0x2101, 0x2100, PM_PROFILEME_CHARGE_PALCODE, PM_PROFILEME_MODE_PAL, 0,
+		  PM_PROFILEME_TRAP_NONE, 0x2100, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct pm_in in = { .version = 1, .pmpc = t[i].pmpc };
+		struct pm_profileme_sample s = decode_ok(&in);
+		struct pm_profileme_attribution a = { .sz = sizeof(a) };
+
+		ck_assert_int_eq(pm_profileme_attribute(&s, t[i].ip, &a), 0);
+		ck_assert_msg(a.charge == t[i].charge, "case %zu: charge %d", i, a.charge);
+		ck_assert_uint_eq(a.addr, t[i].addr);
+		ck_assert_int_eq(a.mode, t[i].mode);
+		ck_assert_int_eq(a.skid_valid, t[i].skid_valid);
+		ck_assert_int_eq(a.skid, t[i].skid);
+		ck_assert_int_eq(a.trap, t[i].trap);
+		ck_assert_uint_eq(a.pc, t[i].pmpc & ~3ULL);
+		ck_assert_uint_eq(a.ip, t[i].ip);
+		ck_assert_uint_eq(a.sz, sizeof(a));
+	}
+	/* the trap of a non-PAL sample follows the killed/stale rule */
+	{
+		struct pm_in in = { .version = 1, .pmpc = user_pc, .trp = 1, .trap_type = 5 };
+		struct pm_profileme_sample s = decode_ok(&in);
+		struct pm_profileme_attribution a = { .sz = sizeof(a) };
+
+		ck_assert_int_eq(pm_profileme_attribute(&s, user_pc, &a), 0);
+		ck_assert_int_eq(a.trap, PM_PROFILEME_TRAP_UNALIGNED);
+		in.killed = 1;
+		s = decode_ok(&in);
+		ck_assert_int_eq(pm_profileme_attribute(&s, user_pc, &a), 0);
+		ck_assert_int_eq(a.trap, PM_PROFILEME_TRAP_NONE);
+	}
+	/* struct sizes: never written past sz */
+	{
+		struct pm_in in = { .version = 1, .pmpc = 0x8581 };
+		struct pm_profileme_sample s = decode_ok(&in);
+		unsigned char buf[sizeof(struct pm_profileme_attribution) + 8];
+		struct pm_profileme_attribution *a = (void *)buf;
+		size_t small = offsetof(struct pm_profileme_attribution, mode);
+
+		memset(buf, 0xee, sizeof(buf));
+		a->sz = small;
+		ck_assert_int_eq(pm_profileme_attribute(&s, user_ip, a), 0);
+		ck_assert_uint_eq(a->addr, user_ip);
+		for (size_t k = small; k < sizeof(buf); k++)
+			ck_assert_uint_eq(buf[k], 0xee);
+		a->sz = 2;
+		ck_assert_int_eq(pm_profileme_attribute(&s, 0, a), -PM_ERR_STRUCT_SIZE);
+		a->sz = sizeof(*a);
+		s.sz = offsetof(struct pm_profileme_sample, i_stat);
+		ck_assert_int_eq(pm_profileme_attribute(&s, 0, a), -PM_ERR_STRUCT_SIZE);
+		ck_assert_int_eq(pm_profileme_attribute(NULL, 0, a), -EINVAL);
+		ck_assert_int_eq(pm_profileme_attribute(&s, 0, NULL), -EINVAL);
+	}
+	ck_assert_str_eq(pm_profileme_charge_name(PM_PROFILEME_CHARGE_PC), "pc");
+	ck_assert_str_eq(pm_profileme_charge_name(PM_PROFILEME_CHARGE_REDIRECT), "redirect");
+	ck_assert_str_eq(pm_profileme_charge_name(PM_PROFILEME_CHARGE_PALCODE), "PALcode");
+	ck_assert_str_eq(pm_profileme_charge_name(PM_PROFILEME_CHARGE_IP), "ip");
+	ck_assert_ptr_null(pm_profileme_charge_name(PM_PROFILEME_CHARGE_COUNT));
+	ck_assert_ptr_null(pm_profileme_charge_name(-1));
+}
+END_TEST
+
 /* ---- generic access ---- */
 
 static const char *const profileme_names[] = {
@@ -870,6 +970,83 @@ START_TEST(test_ibs_op)
 }
 END_TEST
 
+	/* IbsOpRip when valid (RipInvalid clear), else the sample ip, inexact. */
+START_TEST(test_ibs_attribute)
+{
+	const pm_raw_decoder *op = pm_raw_decoder_find("ibs_op"), *fetch = pm_raw_decoder_find("ibs_fetch");
+	const uint64_t rip = 0x401234ULL, ip = 0x401234ULL, other = 0x7f00dead0000ULL;
+	uint64_t ctl = 1ULL << 17 | 1ULL << 18; /* En, Val */
+	uint64_t regs[8] = { ctl, rip, 0, 0, 0, 0, 0, 0 };
+	uint8_t buf[4 + 8 * 8 + 8];
+	struct pm_ibs_attribution a = { .sz = sizeof(a) };
+	pm_raw_ctx *ctx;
+
+	for (int be = 0; be < 2; be++) {
+		ctx = ibs_ctx(be, false, NULL);
+		regs[2] = 0; /* IBS_OP_DATA: RipInvalid clear */
+		size_t n = ibs_payload(buf, 0, regs, 8, be);
+		ck_assert_int_eq(pm_ibs_attribute(op, ctx, buf, n, ip, &a), 0);
+		ck_assert_int_eq(a.kind, PM_IBS_KIND_OP);
+		ck_assert_int_eq(a.valid, 1);
+		ck_assert_int_eq(a.exact, 1);
+		ck_assert_int_eq(a.ip_differs, 0);
+		ck_assert_uint_eq(a.addr, rip);
+		ck_assert_uint_eq(a.tagged, rip);
+		/* the recording's ip disagrees: IbsOpRip is trusted, counted */
+		ck_assert_int_eq(pm_ibs_attribute(op, ctx, buf, n, other, &a), 0);
+		ck_assert_uint_eq(a.addr, rip);
+		ck_assert_int_eq(a.ip_differs, 1);
+		ck_assert_uint_eq(a.ip, other);
+		/* RipInvalid (IBS_OP_DATA[38]): the sample ip, inexact */
+		regs[2] = 1ULL << 38;
+		n = ibs_payload(buf, 0, regs, 8, be);
+		ck_assert_int_eq(pm_ibs_attribute(op, ctx, buf, n, other, &a), 0);
+		ck_assert_int_eq(a.exact, 0);
+		ck_assert_int_eq(a.ip_differs, 0);
+		ck_assert_uint_eq(a.addr, other);
+		ck_assert_uint_eq(a.tagged, 0);
+		/* not valid (no Val): inexact */
+		regs[0] = 1ULL << 17;
+		regs[2] = 0;
+		n = ibs_payload(buf, 0, regs, 8, be);
+		ck_assert_int_eq(pm_ibs_attribute(op, ctx, buf, n, other, &a), 0);
+		ck_assert_int_eq(a.valid, 0);
+		ck_assert_int_eq(a.exact, 0);
+		ck_assert_uint_eq(a.addr, other);
+		regs[0] = ctl;
+		/* only the control register and the RIP: no IBS_OP_DATA, RipInvalid unknown */
+		n = ibs_payload(buf, 0, regs, 2, be);
+		ck_assert_int_eq(pm_ibs_attribute(op, ctx, buf, n, other, &a), 0);
+		ck_assert_int_eq(a.exact, 0);
+		/* too short */
+		ck_assert_int_eq(pm_ibs_attribute(op, ctx, buf, 8, ip, &a), -PM_ERR_TRUNCATED);
+		/* fetch: IbsFetchLinAd when valid (En [48], Val [49]) */
+		{
+			uint64_t f[3] = { 1ULL << 48 | 1ULL << 49, 0x7f0012345000ULL, 0 };
+
+			n = ibs_payload(buf, 0, f, 3, be);
+			ck_assert_int_eq(pm_ibs_attribute(fetch, ctx, buf, n, ip, &a), 0);
+			ck_assert_int_eq(a.kind, PM_IBS_KIND_FETCH);
+			ck_assert_int_eq(a.exact, 1);
+			ck_assert_uint_eq(a.addr, 0x7f0012345000ULL);
+			ck_assert_int_eq(a.ip_differs, 1);
+			f[0] = 1ULL << 48;
+			n = ibs_payload(buf, 0, f, 3, be);
+			ck_assert_int_eq(pm_ibs_attribute(fetch, ctx, buf, n, ip, &a), 0);
+			ck_assert_int_eq(a.exact, 0);
+			ck_assert_uint_eq(a.addr, ip);
+		}
+		pm_raw_ctx_free(ctx);
+	}
+	ck_assert_int_eq(pm_ibs_attribute(pm_raw_decoder_find("alpha_profileme"), NULL, buf, 28, ip, &a),
+			 -PM_ERR_NO_DECODER);
+	ck_assert_int_eq(pm_ibs_attribute(NULL, NULL, buf, 28, ip, &a), -EINVAL);
+	ck_assert_int_eq(pm_ibs_attribute(op, NULL, buf, 28, ip, NULL), -EINVAL);
+	a.sz = 1;
+	ck_assert_int_eq(pm_ibs_attribute(op, NULL, buf, 28, ip, &a), -PM_ERR_STRUCT_SIZE);
+}
+END_TEST
+
 static Suite *raw_suite(void)
 {
 	Suite *s = suite_create("raw");
@@ -886,6 +1063,8 @@ static Suite *raw_suite(void)
 	tcase_add_test(tc, test_byte_layout_is_le);
 	tcase_add_test(tc, test_struct_sz);
 	tcase_add_test(tc, test_ips);
+	tcase_add_test(tc, test_attribute);
+	tcase_add_test(tc, test_ibs_attribute);
 	tcase_add_test(tc, test_registry);
 	tcase_add_test(tc, test_generic_profileme_be_context);
 	tcase_add_test(tc, test_value_stride);

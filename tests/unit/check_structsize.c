@@ -241,6 +241,26 @@ static int call_profileme_sample(void *p)
 	return pm_profileme_decode(pm_payload, pm_payload_len, p);
 }
 
+static int call_profileme_attribution(void *p)
+{
+	struct pm_profileme_sample s = { .sz = sizeof(s) };
+
+	if (load_payload() || pm_profileme_decode(pm_payload, pm_payload_len, &s))
+		return -1;
+	return pm_profileme_attribute(&s, s.pc, p);
+}
+
+static int call_ibs_attribution(void *p)
+{
+	uint8_t buf[4 + 8 * 3];
+
+	/* caps 0, IBS_OP_CTL En|Val, IBS_OP_RIP, IBS_OP_DATA 0 (RipInvalid clear) */
+	memset(buf, 0, sizeof(buf));
+	pm__st64(buf + 4, 1ULL << 17 | 1ULL << 18, be_host());
+	pm__st64(buf + 12, 0x401000, be_host());
+	return pm_ibs_attribute(pm_raw_decoder_find("ibs_op"), NULL, buf, sizeof(buf), 0x401000, p);
+}
+
 /* pm_raw_value: vals[0].sz is the array stride; n entries are written. */
 static size_t raw_n(void)
 {
@@ -410,6 +430,8 @@ static const struct case_ cases[] = {
 	C(pm_id_index_entry, machine_pid, 1, call_id_index_entry),
 	C(pm_profileme_sample, extra_len, 1, call_profileme_sample),
 	C(pm_raw_value, kind, 1, call_raw_value),
+	C(pm_profileme_attribution, ip, 1, call_profileme_attribution),
+	C(pm_ibs_attribution, ip, 1, call_ibs_attribution),
 	C(pm_ring_stats, overruns, 1, call_ring_stats),
 	F(pm_evlist_opts, wakeup_bytes, 0, call_evlist_opts),
 	C(pm_count, multiplexed, 1, call_count),
@@ -448,10 +470,10 @@ static uint8_t *block(const struct case_ *c, size_t sz, size_t guard)
 /* The known size of every struct is at least its sz member plus one. */
 START_TEST(test_table_complete)
 {
-	/* 21 structs start with size_t sz in the public headers of this release
+	/* 23 structs start with size_t sz in the public headers of this release
 	 * (grep -A1 '^struct pm_' include/profileme/\*.h); a new one must be
 	 * added to cases[]. */
-	ck_assert_uint_eq(NCASES, 21);
+	ck_assert_uint_eq(NCASES, 23);
 	for (size_t i = 0; i < NCASES; i++)
 		ck_assert_uint_gt(cases[i].small, sizeof(size_t) - 1);
 }
