@@ -117,13 +117,22 @@ static int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			o->events[o->nr_events++] = v;
 			break;
 		}
-		case 'c':
-			o->period = strtoull(v, NULL, 0);
-			if (!o->period) {
+		case 'c': {
+			char *end;
+
+			errno = 0;
+			o->period = strtoull(v, &end, 0);
+			if (errno == ERANGE || (*v == '-' && o->period)) {
+				cli_error(o->cmd, "period '%s' is out of range (1 to %llu)", v,
+					  (unsigned long long)UINT64_MAX);
+				return -1;
+			}
+			if (!o->period || *end || end == v) {
 				cli_error(o->cmd, "bad period '%s'", v);
 				return -1;
 			}
 			break;
+		}
 		case 'F':
 			o->freq = strtoull(v, NULL, 0);
 			if (!o->freq) {
@@ -349,7 +358,7 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 	pid_t spawned = -1;
 	int out_fd = -1;
 	int rc, ret = 1, status = 0;
-	bool have_child = false;
+	bool have_child = false, started = false;
 	uint64_t written = 0;
 
 	memset(&o, 0, sizeof(o));
@@ -357,19 +366,24 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 	o.cmd = sample_mode ? "sample" : "record";
 	o.output = "perf.data";
 	rc = rec_parse_args(&o, argc, argv);
-	if (rc)
+	if (rc) {
+		free(o.events);
 		return rc > 0 ? 0 : 2;
+	}
 	if (o.period && o.freq) {
 		cli_error(o.cmd, "-c and -F exclude each other");
+		free(o.events);
 		return 2;
 	}
 	if (!o.argc && !o.pid && !o.system_wide) {
 		cli_error(o.cmd, "nothing to profile: give a command, -p PID or -a");
 		rec_usage(stderr, o.cmd);
+		free(o.events);
 		return 2;
 	}
 	if (o.pid && o.argc) {
 		cli_error(o.cmd, "-p and a command exclude each other");
+		free(o.events);
 		return 2;
 	}
 	if (!sample_mode && !strcmp(o.output, "-")) {
@@ -378,6 +392,7 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 		out_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
 		if (out_fd < 0 || dup2(2, 1) < 0) {
 			cli_error(o.cmd, "stdout: %s", strerror(errno));
+			free(o.events);
 			return 1;
 		}
 	}
@@ -491,14 +506,25 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 		cli_error(o.cmd, "%s", pm_errmsg());
 		goto out;
 	}
+	started = true;
 
 	for (;;) {
 		int prc = pm_evlist_poll(el, 100);
 		long n;
 		bool done = false;
 
-		if (rec_stop)
+		if (rec_stop) {
+			/* Like perf: an interrupted recording ends its workload. */
+			if (have_child && pm_evlist_wait_child(el, &status, 0) == 0) {
+				kill(pm_evlist_child_pid(el), SIGTERM);
+				pm_evlist_wait_child(el, &status, 1);
+			} else if (spawned > 0 && waitpid(spawned, &status, WNOHANG) == 0) {
+				kill(spawned, SIGTERM);
+				while (waitpid(spawned, &status, 0) < 0 && errno == EINTR)
+					;
+			}
 			done = true;
+		}
 		if (have_child && pm_evlist_wait_child(el, &status, 0) == 1)
 			done = true;
 		if (spawned > 0 && waitpid(spawned, &status, WNOHANG) == spawned)
@@ -545,6 +571,11 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 		ret = WEXITSTATUS(status) == 127 ? 127 : 0;
 out:
 	pm_writer_close(w);
+	if (ret && !started && !sample_mode && strcmp(o.output, "-") && w) {
+		/* Nothing was recorded: leave no file behind (the writer made a
+		 * well-formed but empty one). */
+		unlink(o.output);
+	}
 	if (out_fd >= 0)
 		close(out_fd);
 	for (size_t i = 0; i < map.n; i++) {

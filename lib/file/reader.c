@@ -345,6 +345,14 @@ static int pmf_src_next(pm_file *f, struct pmf_rec *r)
 	if (!rc) {
 		size_t left = f->win_end - f->win_pos;
 
+		if (!left && f->data_end != UINT64_MAX && off < f->data_end)
+			/* file mode: the header says how much data there is */
+			return pmf_fail(f, pm__err(PM_ERR_TRUNCATED,
+					   "perf.data: the data ends at offset %" PRIu64 ", %" PRIu64
+					   " bytes before the end the header gives (data offset %"
+					   PRIu64 " + size %" PRIu64 "): the file is cut short", off,
+					   f->data_end - off, f->info.data_offset,
+					   f->info.data_size), off);
 		if (!left)
 			return 0;
 		return pmf_fail(f, pm__err(PM_ERR_TRUNCATED,
@@ -1162,6 +1170,37 @@ static int pmf_read_features(pm_file *f)
 	return 0;
 }
 
+/*
+ * Data size 0 means two things: perf record did not finish (records run to
+ * the end of the file; the feature bits were written at the start, the
+ * sections never), or a finished recording has no records (the feature
+ * table starts at the data offset).  A record header read as a table entry
+ * has its size in the top 16 bits of the "offset", so a table whose every
+ * entry lies after it and inside the file is the second case.
+ */
+static bool pmf_feat_table_at(pm_file *f, uint64_t toff)
+{
+	uint64_t nr = 0, tend;
+	uint8_t e[16];
+
+	for (unsigned i = 0; i < PM_FEAT_BITS; i++)
+		nr += PMF_TEST_BIT(f->info.features, i);
+	if (!nr || !pm__fits(toff, nr * 16, f->info.file_size))
+		return false;
+	tend = toff + nr * 16;
+	for (uint64_t k = 0; k < nr; k++) {
+		uint64_t off, size;
+
+		if (pmf_pread_full(f, e, sizeof(e), toff + 16 * k, "feature table"))
+			return false;
+		off = pm__ld64(e, f->be);
+		size = pm__ld64(e + 8, f->be);
+		if (off < tend || !pm__fits(off, size, f->info.file_size))
+			return false;
+	}
+	return true;
+}
+
 /* EVENT_DESC names the attrs (matched by id, else by position). */
 static void pmf_names_from_event_desc(pm_file *f)
 {
@@ -1344,8 +1383,18 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 		rc = pmf_read_features(f);
 		if (rc)
 			return rc;
+	} else if (pmf_feat_table_at(f, f->info.data_offset)) {
+		/* A finished file with no records: its feature table follows
+		 * the (empty) data section. */
+		f->data_end = f->info.data_offset;
+		f->info.feat_offset = f->data_end;
+		rc = pmf_read_features(f);
+		if (rc)
+			return rc;
 	} else {
-		/* perf did not finish writing: read to the end, no features */
+		/* perf did not finish writing (the feature bits are set at the
+		 * start, the sections only at the end): read to the end, no
+		 * features */
 		pm__warn("perf.data: data size is 0 (perf record did not exit cleanly?); "
 			 "reading to the end of the file");
 		f->info.feat_offset = 0;

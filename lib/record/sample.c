@@ -116,9 +116,11 @@ int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *l, const void
 	/* Fixed prefix at precomputed offsets. */
 	if (l->prefix_end > end) {
 		for (uint32_t i = 0; i < l->nslots; i++)
-			if (l->slots[i].off + 8 > end)
-				return pm__bad(PM_ERR_CORRUPT, l->slots[i].off, err_off,
-					       "fixed field past the end", type);
+			if (l->slots[i].off + 8 > end) {
+				pos = l->slots[i].off;
+				what = "fixed field past the end";
+				goto corrupt;
+			}
 	}
 	for (uint32_t i = 0; i < l->nslots; i++) {
 		const struct pm__slot *sl = &l->slots[i];
@@ -163,9 +165,11 @@ int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *l, const void
 	if (st & PM_SAMPLE_READ) {
 		size_t used, bad;
 
-		if (pm__read_parse(&s->read, l, b, pos, end, be, &used, &bad))
-			return pm__bad(PM_ERR_CORRUPT, bad, err_off, "read_format block past the end",
-				       type);
+		if (pm__read_parse(&s->read, l, b, pos, end, be, &used, &bad)) {
+			pos = bad;
+			what = "read_format block past the end";
+			goto corrupt;
+		}
 		pos += used;
 	}
 	if (st & PM_SAMPLE_CALLCHAIN) {
@@ -308,6 +312,8 @@ int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *l, const void
 	return 0;
 
 corrupt:
+	/* Every error after the struct was zeroed comes here: the caller's
+	 * struct keeps its size, so the next call with it works. */
 	if (s == out)
 		out->sz = caller_sz;
 	return pm__bad(PM_ERR_CORRUPT, pos, err_off, what, type);

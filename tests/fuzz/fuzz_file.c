@@ -135,7 +135,11 @@ static void walk_header(pm_file *f)
 static void walk_records(pm_file *f)
 {
 	struct pm_file_record rec;
+	struct pm_sample s;
 	int rc = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.sz = sizeof(s);
 	for (int n = 0; n < 200000; n++) {
 		memset(&rec, 0, sizeof(rec));
 		rec.sz = sizeof(rec);
@@ -149,10 +153,13 @@ static void walk_records(pm_file *f)
 		r.sz = sizeof(r);
 		(void)pm_file_record_parse(f, &rec, &r);
 		if (rec.type == PM_RECORD_SAMPLE) {
-			struct pm_sample s;
-			memset(&s, 0, sizeof(s));
-			s.sz = sizeof(s);
-			if (pm_file_sample(f, &rec, &s) == 0) {
+			/* One struct across all samples (see the declaration):
+			 * an error on one sample must not spoil the next. */
+			int src = pm_file_sample(f, &rec, &s);
+
+			PM_FUZZ_ASSERT(s.sz == sizeof(s));
+			PM_FUZZ_ASSERT(pm_file_sample(f, &rec, &s) == src);
+			if (src == 0) {
 				volatile uint8_t sink = 0;
 				for (uint32_t k = 0; k < s.raw.size; k++)
 					sink ^= s.raw.data[k];

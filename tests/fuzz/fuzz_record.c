@@ -127,6 +127,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)pm_sample_layout_fixed_size(layout);
 
 	size_t off = 0;
+	struct pm_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.sz = sizeof(s);
 	for (int n = 0; n < 512 && off < rlen; n++) {
 		struct pm_record_header h;
 		const uint8_t *rec = rbuf + off;
@@ -150,17 +154,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			PM_FUZZ_ASSERT(eoff == SIZE_MAX || eoff <= left);
 		}
 		if (h.type == PM_RECORD_SAMPLE) {
-			struct pm_sample s;
-			memset(&s, 0, sizeof(s));
-			s.sz = sizeof(s);
-			eoff = SIZE_MAX;
-			rc = pm_sample_parse(&s, layout, rec, left, be, &eoff);
-			if (rc == 0) {
-				PM_FUZZ_ASSERT(s.size == h.size);
-				walk_sample(&s);
-			} else {
-				PM_FUZZ_ASSERT(rc < 0);
-				PM_FUZZ_ASSERT(eoff == SIZE_MAX || eoff <= left);
+			/* One struct for every sample of the input, and each
+			 * sample parsed twice: no error path may leave the
+			 * caller's struct unusable for the next call. */
+			for (int again = 0; again < 2; again++) {
+				size_t eoff2 = SIZE_MAX;
+				int rc2 = pm_sample_parse(&s, layout, rec, left, be, &eoff2);
+
+				PM_FUZZ_ASSERT(s.sz == sizeof(s));
+				if (again) {
+					PM_FUZZ_ASSERT(rc2 == rc && eoff2 == eoff);
+				}
+				rc = rc2;
+				eoff = eoff2;
+				if (rc == 0) {
+					PM_FUZZ_ASSERT(s.size == h.size);
+					walk_sample(&s);
+				} else {
+					PM_FUZZ_ASSERT(rc < 0);
+					PM_FUZZ_ASSERT(eoff == SIZE_MAX || eoff <= left);
+				}
 			}
 		}
 		if (h.size > left)

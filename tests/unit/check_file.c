@@ -586,6 +586,87 @@ START_TEST(test_damage_record_past_end)
 }
 END_TEST
 
+/* A file cut exactly between records before the data size of its header is
+ * damage: the records before the cut, then the error at the cut (issue 12
+ * item 2). */
+START_TEST(test_damage_cut_at_record_boundary)
+{
+	struct layout_out lo;
+	struct fb f = damaged_base(&lo);
+	const size_t full = f.len;
+
+	for (int k = 0; k < 3; k++) {
+		size_t cut = lo.data_off + 48 * (size_t)k;
+
+		for (int raw = 0; raw < 2; raw++) {
+			struct pm_file_opts o = { .sz = sizeof(o), .raw_order = raw };
+			pm_file *pf = NULL;
+			const char *path;
+			char want[48];
+			int rc;
+
+			f.len = cut;
+			path = fb_write(&f);
+			ck_assert_int_eq(pm_file_open(&pf, path, &o), 0);
+			ck_assert_int_eq(read_until_error(pf, &rc), k);
+			ck_assert_int_eq(rc, -PM_ERR_TRUNCATED);
+			ck_assert_uint_eq(pm_file_error_offset(pf), cut);
+			snprintf(want, sizeof(want), "ends at offset %zu", cut);
+			ck_assert_msg(strstr(pm_errmsg(), want), "%s", pm_errmsg());
+			pm_file_close(pf);
+			unlink(path);
+		}
+	}
+	f.len = full;
+	free(f.b);
+}
+END_TEST
+
+static void data_none(struct fb *f)
+{
+	(void)f;
+}
+
+/* Data size 0: a finished file without records (its feature table at the
+ * data offset), or an unfinished one (records to the end of the file, the
+ * feature bits set but no sections) (issue 12 item 6). */
+START_TEST(test_data_size_zero)
+{
+	struct fattr at = { .attr = basic_attr(ST_BASIC), .size = PM_ATTR_SIZE_VER8,
+			    .ids = { 1 }, .nids = 1, .name = "e" };
+	struct fb f = { .be = false };
+	struct layout_out lo;
+	pm_file *pf = NULL;
+	const char *path;
+	int rc;
+
+	fb_file(&f, &at, 1, data_none, &lo);
+	ck_assert_uint_eq(lo.data_size, 0);
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
+	ck_assert_int_eq(pm_file_header_status(pf, NULL), 0);
+	ck_assert_int_eq(pm_file_has_feature(pf, PM_FEAT_HOSTNAME), 1);
+	ck_assert_int_eq(read_until_error(pf, &rc), 0);
+	ck_assert_int_eq(rc, 0);
+	pm_file_close(pf);
+	unlink(path);
+	free(f.b);
+
+	/* unfinished: data size 0, feature bits set, records to the end */
+	f = damaged_base(&lo);
+	fb_set64(&f, 48, 0);
+	f.len = lo.feat_off;
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
+	ck_assert_int_eq(pm_file_has_feature(pf, PM_FEAT_HOSTNAME), 0);
+	ck_assert_int_eq(read_until_error(pf, &rc), 3);
+	ck_assert_int_eq(rc, 0);
+	pm_file_close(pf);
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
 START_TEST(test_damage_feature_table)
 {
 	struct layout_out lo;
@@ -875,6 +956,8 @@ static Suite *file_suite(void)
 	tcase_add_test(tc, test_damage_record_size_zero);
 	tcase_add_test(tc, test_damage_record_past_end);
 	tcase_add_test(tc, test_damage_feature_table);
+	tcase_add_test(tc, test_damage_cut_at_record_boundary);
+	tcase_add_test(tc, test_data_size_zero);
 	tcase_add_test(tc, test_bad_magic);
 	tcase_add_loop_test(tc, test_pipe_fd, 0, 2);
 	tcase_add_loop_test(tc, test_stream_rows, 0, 2);

@@ -527,6 +527,11 @@ static void cut_everywhere(const pm_sample_layout *l, const struct bld *b, bool 
 				      "cut %zu: rc %d", cut, rc);
 			ck_assert_msg(off <= cut, "cut %zu: off %zu", cut, off);
 		}
+		/* The same struct parses the next, intact sample: no error
+		 * path leaves it unusable (issue 12 item 1). */
+		ck_assert_msg(s.sz == sizeof(s), "cut %zu: sz %zu after the error", cut, s.sz);
+		ck_assert_int_eq(pm_sample_parse(&s, l, b->buf, b->n, be, &off), 0);
+		ck_assert_uint_eq(s.size, b->n);
 		free(p);
 	}
 }
@@ -564,6 +569,9 @@ static void hostile(const struct pm_attr *a, size_t field_off, uint64_t v, size_
 	pm__st64(b.buf + field_off, v, be);
 	ck_assert_int_eq(pm_sample_parse(&s, l, b.buf, b.n, be, &off), -PM_ERR_CORRUPT);
 	ck_assert_uint_eq(off, want_off);
+	ck_assert_uint_eq(s.sz, sizeof(s));
+	build_sample(&b, a, &o, be);
+	ck_assert_int_eq(pm_sample_parse(&s, l, b.buf, b.n, be, &off), 0);
 	pm_sample_layout_free(l);
 }
 

@@ -1,0 +1,219 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+"""Damage is never silent and never contagious; faults are reported
+(issue 12).  Files recorded here with the real perf tool, then damaged
+byte by byte; the expectations come from the recording (the samples perf
+wrote, counted by walking the records) and from the damage done, never
+from profileme's own output on the intact file alone.
+
+usage: test_damage.py PROFILEME SRCDIR BUILDDIR
+"""
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfdata  # noqa: E402
+
+SKIP = 77
+FAILS = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+def run(argv, **kw):
+    return subprocess.run(argv, capture_output=True, text=True, errors="replace", **kw)
+
+
+def samples_json(prof, path, *extra):
+    r = run([prof, "script", "-i", path, "--json"] + list(extra))
+    rows = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+    return [(s["time"], s["ip"], s["tid"]) for s in rows], r
+
+
+def sample_keys_from_bytes(b, stop=None):
+    """(time, ip, tid) of the samples in file order, read from the bytes for
+    sample_type IP|TID|TIME|PERIOD (+ID/IDENTIFIER not used here)."""
+    out = []
+    for off, t, sz in perfdata.records(b):
+        if stop is not None and off >= stop:
+            break
+        if t != 9 or sz < 32:
+            continue
+        ip, _pid, tid, tm = struct.unpack_from("<QIIQ", b, off + 8)
+        out.append((tm, "0x%x" % ip, tid))
+    return out
+
+
+def item1_corrupt_sample(prof, work, b):
+    """One corrupt sample is reported and skipped; it poisons nothing."""
+    recs = perfdata.records(b)
+    smp = [r for r in recs if r[1] == 9]
+    want = sample_keys_from_bytes(b)
+    vi = len(smp) // 3
+    victim = smp[vi]
+    # a short but well-framed sample (16 of its 32+ bytes; the file shrinks)
+    short = bytearray(b[victim[0]:victim[0] + 16])
+    struct.pack_into("<H", short, 6, 16)
+    path = os.path.join(work, "short_sample.data")
+    with open(path, "wb") as f:
+        f.write(perfdata.splice(b, victim[0], victim[2], bytes(short)))
+    kv = want[:vi] + want[vi + 1:]
+    for extra in ([], ["--raw-order"]):
+        got, r = samples_json(prof, path, *extra)
+        check(sorted(got) == sorted(kv) and len(got) == len(smp) - 1,
+              "item 1: short sample %s: %d of %d good samples printed" %
+              (extra, len(got), len(smp) - 1))
+        check(r.returncode != 0 and r.stderr.count("offset %d" % victim[0]) == 1,
+              "item 1: short sample %s: reported once at its offset, exit %d: %r" %
+              (extra, r.returncode, r.stderr[:300]))
+    # the sample's size field says 16 (framing broken after it): the samples
+    # before it are printed, then the error
+    nb = bytearray(b)
+    struct.pack_into("<H", nb, victim[0] + 6, 16)
+    path = os.path.join(work, "size16.data")
+    with open(path, "wb") as f:
+        f.write(nb)
+    before = sample_keys_from_bytes(b, stop=victim[0])
+    for extra in ([], ["--raw-order"]):
+        got, r = samples_json(prof, path, *extra)
+        check(sorted(got) == sorted(before),
+              "item 1: size 16 %s: the %d samples before it printed (got %d)" %
+              (extra, len(before), len(got)))
+        check(r.returncode != 0 and "offset" in r.stderr,
+              "item 1: size 16 %s: error with an offset, exit %d" % (extra, r.returncode))
+
+
+def item2_cut_boundary(prof, work, b):
+    recs = perfdata.records(b)
+    cut = recs[len(recs) // 2][0]
+    path = os.path.join(work, "cut_boundary.data")
+    with open(path, "wb") as f:
+        f.write(b[:cut])
+    want = sample_keys_from_bytes(b, stop=cut)
+    got, r = samples_json(prof, path, "--raw-order")
+    check(got == want, "item 2: cut at a record boundary: %d samples before the cut (got %d)"
+          % (len(want), len(got)))
+    check(r.returncode != 0 and ("offset %d" % cut) in r.stderr,
+          "item 2: cut at a record boundary: error names offset %d, exit %d: %r"
+          % (cut, r.returncode, r.stderr[:200]))
+
+
+def item6_record_leaves(prof, work):
+    out = os.path.join(work, "nonexistent.data")
+    if os.path.exists(out):
+        os.unlink(out)
+    r = run([prof, "record", "-e", "task-clock", "-o", out, "--", "/nonexistent/cmd"])
+    check(r.returncode != 0, "item 6: record of a command that cannot run fails (%d)"
+          % r.returncode)
+    if os.path.exists(out):
+        # left behind: it must then be finished and readable
+        s = run([prof, "script", "-i", out])
+        check(s.returncode == 0, "item 6: the file it leaves reads cleanly: %r" % s.stderr)
+    else:
+        check(True, "item 6: no file left behind")
+
+
+def item9_record_args(prof, work):
+    out = os.path.join(work, "args.data")
+    r = run([prof, "record", "-c", "0", "-e", "task-clock", "-o", out, "--", "true"])
+    check(r.returncode == 2 and "bad period" in r.stderr and "LeakSanitizer" not in r.stderr,
+          "item 9: record -c 0: 'bad period', exit 2, no leak: %d %r" % (r.returncode, r.stderr[-300:]))
+    r = run([prof, "record", "-c", "18446744073709551616", "-o", out, "--", "true"])
+    check(r.returncode == 2 and "out of range" in r.stderr,
+          "item 9: record -c 2^64: out of range: %d %r" % (r.returncode, r.stderr[-200:]))
+
+
+def item9_sigint(prof, work):
+    out = os.path.join(work, "sigint.data")
+    p = subprocess.Popen([prof, "record", "-q", "-e", "task-clock", "-o", out, "--",
+                          "sleep", "60"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = None
+    for _ in range(100):
+        time.sleep(0.05)
+        try:
+            with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+                kids = f.read().split()
+        except OSError:
+            kids = []
+        for k in kids:
+            try:
+                with open("/proc/%s/comm" % k) as f:
+                    if f.read().strip() == "sleep":
+                        child = int(k)
+            except OSError:
+                pass
+        if child:
+            break
+    if not child:
+        p.kill()
+        p.wait()
+        check(False, "item 9: SIGINT: the workload did not start")
+        return
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    alive = os.path.exists("/proc/%d" % child)
+    if alive:
+        try:
+            with open("/proc/%d/stat" % child) as f:
+                alive = f.read().split()[2] != "Z"
+        except OSError:
+            alive = False
+        os.kill(child, signal.SIGKILL)
+    check(not alive, "item 9: SIGINT to record alone ends the workload")
+    s = run([prof, "script", "-i", out])
+    check(s.returncode == 0, "item 9: SIGINT: the file is finished: %r" % s.stderr[:200])
+
+
+def main():
+    prof, _src, build = sys.argv[1:4]
+    perf = shutil.which("perf")
+    if not perf:
+        print("SKIPPED: perf is missing")
+        return SKIP
+    work = os.path.join(build, "tests", "perf", "damage")
+    os.makedirs(work, exist_ok=True)
+    data = os.path.join(work, "base.data")
+    r = run([perf, "record", "-q", "-o", data, "-e", "task-clock", "-c", "100000", "--",
+             "sh", "-c", "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done"])
+    if r.returncode != 0:
+        print("SKIPPED: perf record does not work here:", r.stderr.strip()[:200])
+        return SKIP
+    with open(data, "rb") as f:
+        b = f.read()
+    nsmp = sum(1 for x in perfdata.records(b) if x[1] == 9)
+    if nsmp < 20:
+        print("SKIPPED: only %d samples recorded" % nsmp)
+        return SKIP
+    got, r = samples_json(prof, data, "--raw-order")
+    check(got == sample_keys_from_bytes(b) and r.returncode == 0,
+          "intact file: %d samples as recorded" % nsmp)
+
+    item1_corrupt_sample(prof, work, b)
+    item2_cut_boundary(prof, work, b)
+    item6_record_leaves(prof, work)
+    item9_record_args(prof, work)
+    item9_sigint(prof, work)
+
+    if FAILS:
+        print("%d check(s) failed" % len(FAILS))
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
