@@ -455,12 +455,12 @@ static void make_names(struct script *s)
 		return;
 	s->names = realloc(s->names, n * sizeof(*s->names));
 	for (size_t i = s->nnames; i < n; i++) {
+		/* the library names every event as perf does, from the file only */
 		const char *nm = pm_file_event_name(s->f, i);
-		char buf[256];
+		char buf[32];
 
 		if (!nm) {
-			if (pm_attr_format(pm_file_attr(s->f, i), NULL, buf, sizeof(buf)) < 0)
-				snprintf(buf, sizeof(buf), "unknown-%zu", i);
+			snprintf(buf, sizeof(buf), "unknown-%zu", i);
 			nm = buf;
 		}
 		s->names[i] = strdup(nm);
@@ -698,6 +698,25 @@ static void sample_json(struct script *s, const struct pm_file_record *rec, cons
 				o_jkey(&first, pm_raw_decoder_key(d));
 				o_mem(buf, (size_t)n);
 			}
+		}
+	}
+	if ((p & PM_SAMPLE_RAW) && rec->attr_idx >= 0) {
+		/* a tracepoint's fields, named by the recording's own formats */
+		int fi = pm_file_tp_format_of_attr(s->f, (size_t)rec->attr_idx);
+
+		if (fi >= 0) {
+			char tbuf[8192], *big = NULL;
+			int n = pm_file_tp_format_json(s->f, (size_t)fi, sm->raw.data, sm->raw.size,
+						       tbuf, sizeof(tbuf));
+
+			if (n >= (int)sizeof(tbuf) && (big = malloc((size_t)n + 1)))
+				n = pm_file_tp_format_json(s->f, (size_t)fi, sm->raw.data,
+							   sm->raw.size, big, (size_t)n + 1);
+			if (n > 0 && (big || n < (int)sizeof(tbuf))) {
+				o_jkey(&first, "tp");
+				o_mem(big ? big : tbuf, (size_t)n);
+			}
+			free(big);
 		}
 	}
 	if (p & PM_SAMPLE_BRANCH_STACK) {
@@ -1249,6 +1268,21 @@ static void print_header(struct script *s)
 			", sample_type = %#" PRIx64 ", read_format = %#" PRIx64 ", flags = %#" PRIx64 "\n",
 			at->type, at->size, at->config, at->sample_period, at->sample_type,
 			at->read_format, at->flags);
+	}
+	{
+		const char *ver, *sys, *nm;
+		int tbe;
+		uint32_t lsz, psz;
+		uint64_t id;
+
+		if (!pm_file_tracing_info(s->f, &ver, &tbe, &lsz, &psz))
+			fprintf(o, "# tracing data : version %s, %s endian, long %u, page %u, %zu event "
+				"formats\n", ver, tbe ? "big" : "little", lsz, psz,
+				pm_file_nr_tp_formats(s->f));
+		for (size_t i = 0; !pm_file_tp_format(s->f, i, &id, &sys, &nm, NULL); i++)
+			fprintf(o, "# tracepoint : %s:%s, id = %" PRIu64 "\n", sys, nm, id);
+		if ((str = pm_file_tracing_error(s->f)))
+			fprintf(o, "# tracing data damage: %s\n", str);
 	}
 	if (pm_file_cpu_topology(s->f, PM_TOPO_CORE_SIBLINGS, 0)) {
 		for (size_t i = 0; (str = pm_file_cpu_topology(s->f, PM_TOPO_CORE_SIBLINGS, i)); i++)

@@ -518,6 +518,207 @@ PM_API int pm_file_record_parse(const pm_file *f, const struct pm_file_record *r
  */
 PM_API int pm_file_read_samples(pm_file *f, struct pm_sample_row *rows, size_t cap, size_t *n);
 
+/* ------------------------------------------------------------------ */
+/** @name Tracepoint formats from the recording (HEADER_TRACING_DATA)
+ *
+ * A recording with tracepoint events carries the tracefs format of each
+ * recorded event: in file mode the TRACING_DATA feature, in pipe mode a
+ * PERF_RECORD_HEADER_TRACING_DATA record.  The reader parses it (versions
+ * "0.5" and "0.6": header page, header event, ftrace and event formats with
+ * their `ID:` lines, kallsyms, printk formats, saved cmdlines) and names each
+ * tracepoint attr `system:event` by matching attr.config with `ID:`.  The
+ * machine that reads the file is never asked: a tracepoint that neither the
+ * tracing data nor EVENT_DESC / EVENT_UPDATE names is `tracepoint:<id>`.
+ * @{ */
+
+/** @brief pm_tp_field::flags bits. */
+enum pm_tp_field_flag {
+	PM_TP_FIELD_SIGNED = 1 << 0,  /**< `signed:1`. */
+	PM_TP_FIELD_ARRAY = 1 << 1,   /**< A fixed array `name[N]` (or a dynamic one). */
+	PM_TP_FIELD_DYNAMIC = 1 << 2, /**< `__data_loc`: a u32 (len << 16 | offset) locates the data. */
+	PM_TP_FIELD_RELATIVE = 1 << 3,/**< `__rel_loc`: the offset counts from the end of the field. */
+	PM_TP_FIELD_STRING = 1 << 4,  /**< A char / u8 / s8 array: shown as a string when printable. */
+	PM_TP_FIELD_COMMON = 1 << 5   /**< A `common_*` field (type, flags, preempt count, pid). */
+};
+
+/**
+ * @brief One field of a tracepoint format.  Size-versioned: set @c sz to
+ *        sizeof(struct pm_tp_field) before calling pm_file_tp_field().
+ */
+struct pm_tp_field {
+	size_t sz;          /**< Set by the caller: sizeof(struct pm_tp_field). */
+	const char *name;   /**< Field name (without the `[N]`). */
+	const char *type;   /**< C type as written (`char`, `pid_t`, `__data_loc char[]`, ...). */
+	uint32_t offset;    /**< Byte offset in the RAW payload. */
+	uint32_t size;      /**< Bytes at @c offset (4 for a `__data_loc` locator). */
+	uint32_t flags;     /**< ::pm_tp_field_flag bits. */
+	uint32_t array_len; /**< Elements of a fixed array; 0 otherwise. */
+	uint32_t elem_size; /**< Bytes per element (arrays), else @c size. */
+	uint32_t reserved;  /**< Zero. */
+};
+
+/** @brief pm_tp_value::kind. */
+enum pm_tp_value_kind {
+	PM_TP_VALUE_INT = 0,    /**< A signed number in @c i (also in @c u, as a two's complement). */
+	PM_TP_VALUE_UINT = 1,   /**< An unsigned number in @c u. */
+	PM_TP_VALUE_STRING = 2, /**< Text: @c len bytes at @c data (no NUL included). */
+	PM_TP_VALUE_ARRAY = 3   /**< @c nelem numbers of @c elem_size bytes at @c data: pm_tp_value_elem(). */
+};
+
+/**
+ * @brief A decoded field value (pm_file_tp_value()).  Size-versioned: set
+ *        @c sz.  Pointers point into the payload given.
+ */
+struct pm_tp_value {
+	size_t sz;          /**< Set by the caller: sizeof(struct pm_tp_value). */
+	int kind;           /**< ::pm_tp_value_kind. */
+	int is_signed;      /**< Array elements (and INT values) are signed. */
+	int64_t i;          /**< INT value. */
+	uint64_t u;         /**< UINT value (INT: the same bits). */
+	const void *data;   /**< STRING / ARRAY bytes. */
+	size_t len;         /**< STRING length, ARRAY bytes. */
+	uint32_t nelem;     /**< ARRAY elements. */
+	uint32_t elem_size; /**< ARRAY element size (1, 2, 4 or 8). */
+	int big_endian;     /**< Byte order of ARRAY elements. */
+};
+
+/**
+ * @brief **pm_file_tracing_info()** tells what the recording's tracing data
+ *        says about the recording machine.
+ * @param f               the file
+ * @param[out] version    tracing data version ("0.5", "0.6"; may be NULL)
+ * @param[out] big_endian 1 if the tracing data is big endian (may be NULL)
+ * @param[out] long_size  sizeof(long) on the recording machine (may be NULL)
+ * @param[out] page_size  its page size (may be NULL)
+ * @return 0; -ENOENT when the file has no tracing data (met so far, in pipe
+ *         mode); the negative code of the damage when it could not be parsed
+ *         (pm_file_tracing_error() names the offset).
+ * @since 0.1
+ */
+PM_API int pm_file_tracing_info(const pm_file *f, const char **version, int *big_endian,
+				uint32_t *long_size, uint32_t *page_size);
+
+/**
+ * @brief **pm_file_tracing_error()** gives the message of the damage found in
+ *        the tracing data (it names the file offset), or NULL.
+ * @param f the file
+ * @return the message (owned by the file) or NULL.
+ * @since 0.1
+ */
+PM_API const char *pm_file_tracing_error(const pm_file *f);
+
+/**
+ * @brief **pm_file_tracing_text()** gives one of the texts of the tracing
+ *        data as recorded.
+ * @param f         the file
+ * @param which     0 header_page, 1 header_event, 2 kallsyms, 3 printk
+ *                  formats, 4 saved cmdlines
+ * @param[out] len  its length
+ * @return the bytes (owned by the file), or NULL when absent.
+ * @since 0.1
+ */
+PM_API const char *pm_file_tracing_text(const pm_file *f, int which, size_t *len);
+
+/**
+ * @brief **pm_file_nr_tp_formats()** gives the number of event formats in
+ *        the tracing data (ftrace's own first, then each system's).
+ * @param f the file
+ * @return the count (0 without tracing data).
+ * @since 0.1
+ */
+PM_API size_t pm_file_nr_tp_formats(const pm_file *f);
+
+/**
+ * @brief **pm_file_tp_format()** describes event format @p i.
+ * @param f              the file
+ * @param i              0 .. pm_file_nr_tp_formats() - 1
+ * @param[out] id        its `ID:` (attr.config of its events; may be NULL)
+ * @param[out] system    its system, e.g. "sched" (may be NULL)
+ * @param[out] name      its name, e.g. "sched_switch" (may be NULL)
+ * @param[out] nr_fields number of fields, common ones included (may be NULL)
+ * @return 0 or -ENOENT past the last one.
+ * @since 0.1
+ */
+PM_API int pm_file_tp_format(const pm_file *f, size_t i, uint64_t *id, const char **system,
+			     const char **name, size_t *nr_fields);
+
+/**
+ * @brief **pm_file_tp_format_of_attr()** finds the format of attr @p idx (a
+ *        PERF_TYPE_TRACEPOINT attr whose config is a format's `ID:`).
+ * @param f   the file
+ * @param idx attr index
+ * @return the format index, or -ENOENT.
+ * @since 0.1
+ */
+PM_API int pm_file_tp_format_of_attr(const pm_file *f, size_t idx);
+
+/**
+ * @brief **pm_file_tp_print_fmt()** gives the `print fmt:` text of format @p i.
+ * @param f the file
+ * @param i format index
+ * @return the text (owned by the file), or NULL.
+ * @since 0.1
+ */
+PM_API const char *pm_file_tp_print_fmt(const pm_file *f, size_t i);
+
+/**
+ * @brief **pm_file_tp_field()** describes field @p k of format @p i.
+ * @param f         the file
+ * @param i         format index
+ * @param k         0 .. nr_fields - 1, in the order of the format (common fields first)
+ * @param[out] out  caller struct with @c sz set; its strings are owned by the file
+ * @return 0, -ENOENT past the last one, -PM_ERR_STRUCT_SIZE.
+ * @since 0.1
+ */
+PM_API int pm_file_tp_field(const pm_file *f, size_t i, size_t k, struct pm_tp_field *out);
+
+/**
+ * @brief **pm_file_tp_value()** decodes field @p k of format @p i from a
+ *        tracepoint's RAW payload (pm_sample::raw), as `perf script` gives it
+ *        to its scripts: numbers (signed ones sign-extended), strings for
+ *        printable char arrays and `__data_loc char[]`, arrays of numbers
+ *        otherwise.
+ * @param f         the file
+ * @param i         format index
+ * @param k         field index
+ * @param raw       the payload (after its u32 size)
+ * @param raw_len   its length
+ * @param[out] out  caller struct with @c sz set
+ * @return 0; -PM_ERR_TRUNCATED when the field lies past the payload (a
+ *         `__data_loc` pointing outside it included); -ENOENT; -EINVAL.
+ * @since 0.1
+ */
+PM_API int pm_file_tp_value(const pm_file *f, size_t i, size_t k, const void *raw, size_t raw_len,
+			    struct pm_tp_value *out);
+
+/**
+ * @brief **pm_tp_value_elem()** gives element @p n of an ARRAY value.
+ * @param v the value
+ * @param n 0 .. nelem - 1
+ * @return the element (signed ones sign-extended to 64 bits), 0 out of range.
+ * @since 0.1
+ */
+PM_API uint64_t pm_tp_value_elem(const struct pm_tp_value *v, size_t n);
+
+/**
+ * @brief **pm_file_tp_format_json()** writes the event's own (not common_*)
+ *        fields of a tracepoint sample as one JSON object,
+ *        `{"prev_comm":"sh","prev_pid":17560,...}` (the `"tp"` object of
+ *        `profileme script --json`).  A field that lies past the payload is
+ *        null.
+ * @param f       the file
+ * @param i       format index (pm_file_tp_format_of_attr())
+ * @param raw     the payload
+ * @param raw_len its length
+ * @param buf     output (NUL-terminated when @p cap > 0)
+ * @param cap     its size
+ * @return the length the object needs (like snprintf), or a negative code.
+ * @since 0.1
+ */
+PM_API int pm_file_tp_format_json(const pm_file *f, size_t i, const void *raw, size_t raw_len,
+				  char *buf, size_t cap);
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,8 @@
 #include <zstd.h>
 #endif
 
+#include <profileme/event.h>
+
 #include "reader_int.h"
 
 #define PMF_DEFAULT_WINDOW (256u << 10)
@@ -142,6 +144,23 @@ static void pmf_evsel_positions(struct pmf_evsel *e)
 					!!(st & PM_SAMPLE_CPU) + !!(st & PM_SAMPLE_IDENTIFIER);
 }
 
+/*
+ * The name perf builds from an attr alone, for files that name none of
+ * their events (old perf, simpleperf, pipe streams without EVENT_UPDATE).
+ * Tracepoints are named from the file's tracing data when the name is
+ * asked for (pm_file_event_name()), never from this machine's tracefs.
+ */
+static void pmf_auto_name(struct pmf_evsel *e)
+{
+	char buf[256];
+
+	e->autoname = NULL;
+	if (e->attr.type == PM_TYPE_TRACEPOINT)
+		return;
+	if (pm_attr_format(&e->attr, NULL, buf, sizeof(buf)) >= 0)
+		e->autoname = strdup(buf);
+}
+
 int pmf_add_evsel(pm_file *f, const struct pm_attr *attr, const uint8_t *ids, size_t nr_ids)
 {
 	struct pmf_evsel *e;
@@ -165,6 +184,7 @@ int pmf_add_evsel(pm_file *f, const struct pm_attr *attr, const uint8_t *ids, si
 		e->layout = NULL;
 	}
 	pmf_evsel_positions(e);
+	pmf_auto_name(e);
 	f->nr_ev++;
 	for (size_t i = 0; i < nr_ids; i++) {
 		rc = pmf_add_id(f, f->nr_ev - 1, pm__ld64(ids + 8 * i, f->be));
@@ -524,6 +544,25 @@ static int pmf_rec_next(pm_file *f, struct pmf_rec *r)
 
 static void pmf_names_from_event_desc(pm_file *f);
 
+/* Parse the loaded TRACING_DATA bytes (feature or record); damage is a
+ * warning naming the offset: what came before it still names events. */
+static int pmf_tracing_load(pm_file *f)
+{
+	struct pmf_feat *ft = &f->feat[PM_FEAT_TRACING_DATA];
+	struct pmf_tracing *t;
+
+	if (!ft->loaded)
+		return 0;
+	t = pmf_tracing_parse(ft->raw, ft->len, ft->off);
+	if (!t)
+		return -ENOMEM;
+	if (t->err)
+		pm__warn("%s", t->errmsg);
+	pmf_tracing_free(f->tracing);
+	f->tracing = t;
+	return 0;
+}
+
 static int pmf_meta(pm_file *f, const uint8_t *p, uint32_t size, uint32_t type, uint64_t off)
 {
 	bool be = f->be;
@@ -587,20 +626,26 @@ static int pmf_meta(pm_file *f, const uint8_t *p, uint32_t size, uint32_t type, 
 		return 0;
 	}
 	case PM_RECORD_HEADER_TRACING_DATA: {
+		/* the data follows the record's header.size bytes (12 in perf
+		 * 6.1, 16 where later perf pads the struct) */
 		struct pmf_feat *ft = &f->feat[PM_FEAT_TRACING_DATA];
-		uint8_t *copy = malloc(size - 12 + 1u);
+		uint32_t hs = pm__ld16(p + 6, be);
+		uint8_t *copy;
 
+		if (hs < 12 || hs > size)
+			goto bad;
+		copy = malloc(size - hs + 1u);
 		if (!copy)
 			return -ENOMEM;
-		memcpy(copy, p + 12, size - 12);
+		memcpy(copy, p + hs, size - hs);
 		free(ft->raw);
 		ft->raw = copy;
-		ft->len = size - 12;
+		ft->len = size - hs;
 		ft->present = ft->loaded = true;
-		ft->off = off + 12;
-		ft->size = size - 12;
+		ft->off = off + hs;
+		ft->size = size - hs;
 		PMF_SET_BIT(f->info.features, PM_FEAT_TRACING_DATA);
-		return 0;
+		return pmf_tracing_load(f);
 	}
 	case PM_RECORD_HEADER_BUILD_ID:
 		return pmf_add_build_id(f, p, size, be);
@@ -1155,8 +1200,10 @@ static int pmf_read_features(pm_file *f)
 				"at offset %" PRIu64 ") runs past the end of the file", i, ft->off,
 				ft->size, toff + 16 * k);
 			pmf_hdr_damage(f, ft->err, toff + 16 * k);
-		} else if (i != PM_FEAT_TRACING_DATA && ft->size <= PMF_MAX_HEADER_SECTION) {
+		} else if (ft->size <= PMF_MAX_HEADER_SECTION) {
 			rc = pmf_load_feature(f, i);
+			if (!rc && i == PM_FEAT_TRACING_DATA)
+				rc = pmf_tracing_load(f);
 			if (rc == -ENOMEM) {
 				free(tab);
 				return rc;
@@ -1473,7 +1520,9 @@ void pm_file_close(pm_file *f)
 		pm_sample_layout_free(f->ev[i].layout);
 		free(f->ev[i].ids);
 		free(f->ev[i].name);
+		free(f->ev[i].autoname);
 	}
+	pmf_tracing_free(f->tracing);
 	free(f->ev);
 	free(f->hkey);
 	free(f->hval);
@@ -1513,7 +1562,27 @@ const struct pm_attr *pm_file_attr(const pm_file *f, size_t idx)
 
 const char *pm_file_event_name(const pm_file *f, size_t idx)
 {
-	return f && idx < f->nr_ev ? f->ev[idx].name : NULL;
+	const struct pmf_evsel *e;
+	const struct pmf_tpfmt *t;
+
+	if (!f || idx >= f->nr_ev)
+		return NULL;
+	e = &f->ev[idx];
+	if (e->name)
+		return e->name;
+	if (e->attr.type != PM_TYPE_TRACEPOINT)
+		return e->autoname;
+	t = pmf_tracing_find(f->tracing, e->attr.config);
+	if (t)
+		return t->full;
+	if (!e->autoname) {
+		/* nothing in the file names it: its id, never a local guess */
+		char buf[40];
+
+		snprintf(buf, sizeof(buf), "tracepoint:%" PRIu64, (uint64_t)e->attr.config);
+		((pm_file *)f)->ev[idx].autoname = strdup(buf);
+	}
+	return e->autoname;
 }
 
 const uint64_t *pm_file_attr_ids(const pm_file *f, size_t idx, size_t *nr)

@@ -17,7 +17,8 @@ struct pmf_evsel {
 	pm_sample_layout *layout; /* NULL if the attr's sample_type is unknowable */
 	uint64_t *ids;
 	size_t nr_ids, cap_ids;
-	char *name;
+	char *name;     /* named by the file: EVENT_DESC / EVENT_UPDATE */
+	char *autoname; /* built from the attr as perf does (no tracepoints) */
 	/* time stamp position: in samples, byte offset after the header (or -1);
 	 * in non-sample records, u64 slots back from the end (or 0 = none) */
 	int time_off_sample;
@@ -80,6 +81,38 @@ struct pmf_run {
 struct pmf_rhent {
 	uint64_t ts, seq;
 	size_t run;
+};
+
+/* tracing data (lib/file/tracing.c) */
+struct pmf_tpfield {
+	char *name, *type;
+	uint32_t offset, size, flags, array_len, elem_size;
+};
+
+struct pmf_tpfmt {
+	uint64_t id;
+	char *sys, *name, *full; /* full: "sys:name" */
+	struct pmf_tpfield *fields;
+	size_t nfields;
+	char *print_fmt;
+};
+
+enum { PMF_TR_HEADER_PAGE, PMF_TR_HEADER_EVENT, PMF_TR_KALLSYMS, PMF_TR_PRINTK, PMF_TR_CMDLINES,
+       PMF_TR_NTEXT };
+
+struct pmf_tracing {
+	char version[16];
+	bool be;
+	uint8_t long_size;
+	uint32_t page_size;
+	char *text[PMF_TR_NTEXT];
+	size_t text_len[PMF_TR_NTEXT];
+	struct pmf_tpfmt *fmts;
+	size_t nfmts;
+	size_t end;     /* bytes parsed */
+	int err;        /* <0: damaged at err_off (what came before is kept) */
+	uint64_t err_off;
+	char *errmsg;
 };
 
 struct pmf_cap { char *pmu, *name, *value; };
@@ -168,6 +201,9 @@ struct pm_file {
 	struct pmf_rec held_rec;
 
 
+	/* tracing data: the feature, or the last TRACING_DATA record */
+	struct pmf_tracing *tracing;
+
 	/* metadata records at offsets below this were processed already */
 	uint64_t meta_done;
 
@@ -182,6 +218,11 @@ struct pm_file {
 PM_HIDDEN void pmf_feat_decode(pm_file *f, unsigned feat);
 PM_HIDDEN void pmf_feat_free(pm_file *f);
 PM_HIDDEN int pmf_add_build_id(pm_file *f, const uint8_t *rec, size_t len, bool be);
+
+/* tracing.c */
+PM_HIDDEN struct pmf_tracing *pmf_tracing_parse(const uint8_t *data, size_t len, uint64_t base);
+PM_HIDDEN void pmf_tracing_free(struct pmf_tracing *t);
+PM_HIDDEN const struct pmf_tpfmt *pmf_tracing_find(const struct pmf_tracing *t, uint64_t id);
 
 /* reader.c */
 PM_HIDDEN int pmf_evsel_by_id(const pm_file *f, uint64_t id);

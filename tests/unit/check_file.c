@@ -942,6 +942,170 @@ START_TEST(test_stream_runs)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------------ */
+/* tracing data: formats from the file, fields, damage */
+
+static const char tp_fmt_a[] =
+	"name: alpha\nID: 60001\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:short s;\toffset:8;\tsize:2;\tsigned:1;\n"
+	"\tfield:char name[6];\toffset:10;\tsize:6;\tsigned:0;\n"
+	"\tfield:__data_loc char[] str;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:u16 arr[2];\toffset:20;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"s=%d\", REC->s\n";
+static const char tp_fmt_b[] =
+	"name: beta\nID: 60002\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+	"\tfield:long v;\toffset:8;\tsize:8;\tsigned:1;\n\n"
+	"print fmt: \"v=%ld\", REC->v\n";
+
+/* tracing data with the two formats; cut: bytes dropped from its end */
+static void fb_tracing(struct fb *f, size_t cut)
+{
+	size_t start = f->len;
+
+	fb_mem(f, "\027\010\104tracing0.6", 14);
+	fb_room(f, 1); f->b[f->len++] = f->be;
+	fb_room(f, 1); f->b[f->len++] = 8;
+	fb_u32(f, 4096);
+	fb_mem(f, "header_page", 12); fb_u64(f, 3); fb_mem(f, "hp\n", 3);
+	fb_mem(f, "header_event", 13); fb_u64(f, 3); fb_mem(f, "he\n", 3);
+	fb_u32(f, 0);
+	fb_u32(f, 1);
+	fb_mem(f, "sysx", 5);
+	fb_u32(f, 2);
+	fb_u64(f, sizeof(tp_fmt_a) - 1); fb_mem(f, tp_fmt_a, sizeof(tp_fmt_a) - 1);
+	fb_u64(f, sizeof(tp_fmt_b) - 1); fb_mem(f, tp_fmt_b, sizeof(tp_fmt_b) - 1);
+	fb_u32(f, 0); /* kallsyms */
+	fb_u32(f, 4); fb_mem(f, "pk\n\0", 4);
+	fb_u64(f, 6); fb_mem(f, "1 sh\n\0", 6);
+	f->len -= cut;
+	(void)start;
+}
+
+START_TEST(test_tracing_formats)
+{
+	/* _i: bit 0 big endian, bit 1 tracing data cut inside the second format */
+	struct fb f = { .be = (_i & 1) != 0 };
+	bool cut = _i & 2;
+	struct pm_attr a = basic_attr(ST_BASIC | PM_SAMPLE_IDENTIFIER | PM_SAMPLE_RAW);
+	struct pm_file_record rec;
+	struct pm_sample sm;
+	struct pm_tp_field fd;
+	struct pm_tp_value v;
+	const char *ver, *sys, *name;
+	uint64_t id;
+	size_t nf, tstart, tlen;
+	pm_file *pf;
+	char js[512];
+	int rc, fi;
+
+	a.type = PM_TYPE_TRACEPOINT;
+	a.config = 60001;
+	fb_mem(&f, f.be ? "2ELIFREP" : "PERFILE2", 8);
+	fb_u64(&f, 16);
+	fb_header_attr(&f, &a, 7);
+	a.config = 60002;
+	fb_header_attr(&f, &a, 8);
+	/* record 66: header, u32 size, the data padded to 8 */
+	fb_hdr(&f, PM_RECORD_HEADER_TRACING_DATA, 0, 12);
+	fb_u32(&f, 0);
+	tstart = f.len;
+	fb_tracing(&f, cut ? sizeof(tp_fmt_b) : 0);
+	tlen = f.len - tstart;
+	fb_zero(&f, -tlen & 7);
+	pm__st32(f.b + tstart - 4, (uint32_t)((tlen + 7) & ~(size_t)7), f.be);
+	/* a sample of alpha: s=-2, name "ab", str "hello", arr {1, 65535} */
+	{
+		uint8_t raw[36];
+
+		memset(raw, 0, sizeof(raw));
+		pm__st16(raw, 1, f.be);
+		pm__st16(raw + 8, 0xfffe, f.be);
+		memcpy(raw + 10, "ab", 2);
+		pm__st32(raw + 16, 6u << 16 | 24, f.be);
+		pm__st16(raw + 20, 1, f.be);
+		pm__st16(raw + 22, 0xffff, f.be);
+		memcpy(raw + 24, "hello", 6);
+		fb_hdr(&f, PM_RECORD_SAMPLE, 2, (uint16_t)(8 + 6 * 8 + 4 + 36));
+		fb_u64(&f, 7);
+		fb_u64(&f, 0x1000);
+		fb_u32(&f, 1); fb_u32(&f, 1);
+		fb_u64(&f, 100);
+		fb_u32(&f, 0); fb_u32(&f, 0);
+		fb_u64(&f, 1);
+		fb_u32(&f, 36);
+		fb_mem(&f, raw, 36);
+	}
+	ck_assert_int_eq(pm_file_open(&pf, fb_write(&f), NULL), 0);
+	rec.sz = sizeof(rec);
+	ck_assert_int_eq(pm_file_next(pf, &rec), 1); /* the metadata records come out too */
+	while (rec.type != PM_RECORD_SAMPLE)
+		ck_assert_int_eq(pm_file_next(pf, &rec), 1);
+	ck_assert_int_eq(pm_file_tracing_info(pf, &ver, NULL, NULL, NULL), 0);
+	ck_assert_str_eq(ver, "0.6");
+	ck_assert_str_eq(pm_file_event_name(pf, 0), "sysx:alpha");
+	if (cut) {
+		/* the second format is cut: it names nothing, the damage names its offset */
+		ck_assert_str_eq(pm_file_event_name(pf, 1), "tracepoint:60002");
+		ck_assert_uint_eq(pm_file_nr_tp_formats(pf), 1);
+		ck_assert_ptr_nonnull(pm_file_tracing_error(pf));
+		ck_assert_ptr_nonnull(strstr(pm_file_tracing_error(pf), "cut short"));
+		ck_assert_ptr_nonnull(strstr(pm_file_tracing_error(pf), "offset"));
+	} else {
+		size_t len;
+
+		ck_assert_str_eq(pm_file_event_name(pf, 1), "sysx:beta");
+		ck_assert_ptr_null(pm_file_tracing_error(pf));
+		ck_assert_str_eq(pm_file_tracing_text(pf, 4, &len), "1 sh\n");
+		ck_assert_str_eq(pm_file_tp_print_fmt(pf, 1), "\"v=%ld\", REC->v");
+	}
+	fi = pm_file_tp_format_of_attr(pf, 0);
+	ck_assert_int_eq(fi, 0);
+	ck_assert_int_eq(pm_file_tp_format(pf, 0, &id, &sys, &name, &nf), 0);
+	ck_assert_uint_eq(id, 60001);
+	ck_assert_str_eq(sys, "sysx");
+	ck_assert_uint_eq(nf, 6);
+	fd.sz = sizeof(fd);
+	ck_assert_int_eq(pm_file_tp_field(pf, 0, 1, &fd), 0);
+	ck_assert_str_eq(fd.name, "common_pid");
+	ck_assert_uint_eq(fd.flags, PM_TP_FIELD_SIGNED | PM_TP_FIELD_COMMON);
+	ck_assert_int_eq(pm_file_tp_field(pf, 0, 3, &fd), 0);
+	ck_assert_str_eq(fd.name, "name");
+	ck_assert_uint_eq(fd.array_len, 6);
+	ck_assert_uint_eq(fd.flags, PM_TP_FIELD_ARRAY | PM_TP_FIELD_STRING);
+	ck_assert_int_eq(pm_file_tp_field(pf, 0, 4, &fd), 0);
+	ck_assert_str_eq(fd.type, "__data_loc char[]");
+	ck_assert_uint_eq(fd.flags, PM_TP_FIELD_ARRAY | PM_TP_FIELD_DYNAMIC | PM_TP_FIELD_STRING);
+	ck_assert_int_eq(pm_file_tp_field(pf, 0, 5, &fd), 0);
+	ck_assert_uint_eq(fd.elem_size, 2);
+	ck_assert_int_eq(pm_file_tp_field(pf, 0, 6, &fd), -ENOENT);
+	sm.sz = sizeof(sm);
+	ck_assert_int_eq(pm_file_sample(pf, &rec, &sm), 0);
+	ck_assert_uint_eq(sm.raw.size, 36);
+	v.sz = sizeof(v);
+	ck_assert_int_eq(pm_file_tp_value(pf, 0, 2, sm.raw.data, sm.raw.size, &v), 0);
+	ck_assert_int_eq(v.kind, PM_TP_VALUE_INT);
+	ck_assert_int_eq(v.i, -2);
+	ck_assert_int_eq(pm_file_tp_value(pf, 0, 5, sm.raw.data, sm.raw.size, &v), 0);
+	ck_assert_int_eq(v.kind, PM_TP_VALUE_ARRAY);
+	ck_assert_uint_eq(v.nelem, 2);
+	ck_assert_uint_eq(pm_tp_value_elem(&v, 1), 65535);
+	rc = pm_file_tp_format_json(pf, 0, sm.raw.data, sm.raw.size, js, sizeof(js));
+	ck_assert_int_gt(rc, 0);
+	ck_assert_str_eq(js, "{\"s\":-2,\"name\":\"ab\",\"str\":\"hello\",\"arr\":[1,65535]}");
+	/* a __data_loc past the payload: an error, and null in JSON */
+	ck_assert_int_eq(pm_file_tp_value(pf, 0, 4, sm.raw.data, 26, &v), -PM_ERR_TRUNCATED);
+	rc = pm_file_tp_format_json(pf, 0, sm.raw.data, 26, js, sizeof(js));
+	ck_assert_str_eq(js, "{\"s\":-2,\"name\":\"ab\",\"str\":null,\"arr\":[1,65535]}");
+	pm_file_close(pf);
+	unlink(tmpl);
+	free(f.b);
+}
+END_TEST
+
 static Suite *file_suite(void)
 {
 	Suite *s = suite_create("file");
@@ -962,6 +1126,7 @@ static Suite *file_suite(void)
 	tcase_add_loop_test(tc, test_pipe_fd, 0, 2);
 	tcase_add_loop_test(tc, test_stream_rows, 0, 2);
 	tcase_add_loop_test(tc, test_stream_runs, 0, 2);
+	tcase_add_loop_test(tc, test_tracing_formats, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }
