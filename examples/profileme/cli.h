@@ -28,6 +28,14 @@ void cli_json_strn(FILE *f, const char *s, size_t n);
 /* Print "0x..." with quotes, the JSON form of addresses and registers. */
 void cli_json_hex(FILE *f, uint64_t v);
 
+/* Non-zero once a write to stdout failed: long loops stop early; main()
+ * says "write error: ..." and exits non-zero when the command returns. */
+int cli_out_failed(void);
+/* fflush(stdout), remembering why it failed: 0 or -1. */
+int cli_flush(void);
+/* Remember errno as the reason a write to stdout failed. */
+void cli_out_note(void);
+
 /* The program name for messages. */
 extern const char *cli_prog;
 /* Print "profileme <cmd>: message" on stderr. */

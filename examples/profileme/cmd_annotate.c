@@ -272,7 +272,7 @@ int cmd_annotate(int argc, char **argv)
 				printf("# also %" PRIu64 " samples at %s+0x%" PRIx64 "\n",
 				       an.agg.e[i].samples, an.agg.e[i].dso, an.agg.e[i].pc);
 	}
-	ret = fflush(stdout) ? 1 : 0;
+	ret = cli_flush() ? 1 : 0;
 out:
 	rep_agg_free(&an.agg);
 	rep_close(c);

@@ -186,6 +186,6 @@ int cmd_encode(int argc, char **argv)
 		pm_event_list_free(list);
 	}
 	pm_pmu_list_free(pmus);
-	fflush(stdout);
+	cli_flush();
 	return failed;
 }

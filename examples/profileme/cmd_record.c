@@ -539,9 +539,10 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 			cli_error(o.cmd, "%s", pm_errmsg());
 			goto out;
 		}
-		if (sample_mode)
-			fflush(stdout);
-		else if (n > 0)
+		if (sample_mode) {
+			if (cli_flush() || cli_out_failed())
+				goto out; /* main() says "write error: ..." */
+		} else if (n > 0)
 			pm_writer_finished_round(w);
 		if (done)
 			break;

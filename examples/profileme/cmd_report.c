@@ -492,7 +492,7 @@ int cmd_report(int argc, char **argv)
 	} else {
 		rpt_text(&r, c);
 	}
-	ret = fflush(stdout) ? 1 : 0;
+	ret = cli_flush() ? 1 : 0;
 done:
 	rep_agg_free(&r.agg);
 	rep_close(c);

@@ -24,8 +24,8 @@ static size_t obn;
 
 static void o_flush(void)
 {
-	if (obn)
-		fwrite(ob, 1, obn, stdout);
+	if (obn && fwrite(ob, 1, obn, stdout) != obn)
+		cli_out_note();
 	obn = 0;
 }
 
@@ -39,7 +39,8 @@ static void o_mem(const char *s, size_t n)
 {
 	if (n > sizeof(ob) / 2) {
 		o_flush();
-		fwrite(s, 1, n, stdout);
+		if (fwrite(s, 1, n, stdout) != n)
+			cli_out_note();
 		return;
 	}
 	o_room(n);
@@ -1391,6 +1392,7 @@ int cmd_script(int argc, char **argv)
 	struct pm_sample sm;
 	struct pm_record r;
 	const char *input = "perf.data";
+	uint64_t nrec = 0;
 	int rc, ret = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -1467,6 +1469,12 @@ int cmd_script(int argc, char **argv)
 		bool is_sample = rec.type == PM_RECORD_SAMPLE;
 		bool have_sample = false;
 
+		if (!(++nrec & 1023) && cli_out_failed()) {
+			/* stdout is gone: main() says so */
+			ret = 1;
+			break;
+		}
+
 		if (rec.type == PM_RECORD_HEADER_ATTR || rec.type == PM_RECORD_EVENT_UPDATE)
 			make_names(&s);
 		if (rec.type == PM_RECORD_COMM || rec.type == PM_RECORD_FORK ||
@@ -1517,7 +1525,7 @@ int cmd_script(int argc, char **argv)
 			  pm_file_error_offset(s.f));
 		ret = 1;
 	}
-	fflush(stdout);
+	cli_flush();
 #ifdef PM_HAVE_LIBELF
 	pm_sym_close(s.sym);
 #endif

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /* profileme: the command-line face of libprofileme. */
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,16 +32,71 @@ static void usage(FILE *f)
 		   "'profileme --version' prints the version.\n");
 }
 
+/* the first write error on stdout (stdio forgets it once a flush failed) */
+static int cli_out_errno;
+
+void cli_out_note(void)
+{
+	if (!cli_out_errno)
+		cli_out_errno = errno ? errno : EIO;
+}
+
+int cli_flush(void)
+{
+	errno = 0;
+	if (fflush(stdout) == EOF) {
+		cli_out_note();
+		return -1;
+	}
+	return cli_out_failed() ? -1 : 0;
+}
+
+int cli_out_failed(void)
+{
+	return cli_out_errno || ferror(stdout);
+}
+
+/*
+ * Every command ends here: what is still buffered is written and stdout is
+ * closed, both checked, so that no write error goes unsaid ("write error:
+ * No space left on device", non-zero exit).  A reader that went away
+ * (EPIPE, when SIGPIPE was ignored by whoever started us) ends quietly, like
+ * the SIGPIPE that normally ends us.
+ */
+static int cli_finish(const char *cmd, int rc)
+{
+	int err;
+
+	cli_flush();
+	err = cli_out_errno;
+	if (!err && ferror(stdout))
+		err = EIO;
+	errno = 0;
+	if (fclose(stdout) == EOF && !err)
+		err = errno ? errno : EIO;
+	if (!err)
+		return rc;
+	if (err != EPIPE) {
+		if (cmd)
+			fprintf(stderr, "%s %s: write error: %s\n", cli_prog, cmd, strerror(err));
+		else
+			fprintf(stderr, "%s: write error: %s\n", cli_prog, strerror(err));
+	}
+	return rc ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
+	/* A closed pipe ends us quietly, even if our parent ignored SIGPIPE. */
+	signal(SIGPIPE, SIG_DFL);
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		return cli_finish(NULL, argc < 2 ? 2 : 0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("profileme %s (library %s)\n", PM_VERSION_STRING, pm_version_string());
-		return 0;
+		return cli_finish(NULL, 0);
 	}
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++) {
 		if (strcmp(argv[1], cli_cmds[i].name))
@@ -48,7 +105,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "profileme: '%s' is not built into this profileme\n", argv[1]);
 			return 2;
 		}
-		return cli_cmds[i].fn(argc - 1, argv + 1);
+		return cli_finish(cli_cmds[i].name, cli_cmds[i].fn(argc - 1, argv + 1));
 	}
 	fprintf(stderr, "profileme: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);

@@ -108,6 +108,44 @@ def item2_cut_boundary(prof, work, b):
           % (cut, r.returncode, r.stderr[:200]))
 
 
+def item3_write_errors(prof, work, data):
+    """Every command checks its writes: /dev/full is an error, said once."""
+    cmds = [["script", "-i", data], ["script", "-i", data, "--json"],
+            ["script", "-i", data, "-D"], ["script", "-i", data, "--header"],
+            ["report", "-i", data], ["report", "-i", data, "--json"],
+            ["list"], ["encode", "task-clock"], ["encode", "--json", "task-clock"],
+            ["sample", "-q", "-e", "task-clock", "-c", "100000", "--", "sh", "-c",
+             "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"],
+            ["--version"], ["script", "--help"]]
+    r = run([prof, "report", "-i", data, "--json"])
+    syms = [json.loads(x).get("sym") for x in r.stdout.splitlines() if x.startswith("{")]
+    syms = [x for x in syms if x and not x.startswith("[")]
+    if syms:
+        cmds.append(["annotate", "-i", data, syms[0]])
+    for c in cmds:
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([prof] + c, stdout=full, stderr=subprocess.PIPE, text=True,
+                               errors="replace")
+        check(r.returncode != 0 and
+              r.stderr.count("write error: No space left on device") == 1,
+              "item 3: %s > /dev/full: exit %d, %r" % (" ".join(x for x in c[:5] if x != data),
+                                                      r.returncode,
+                                                      r.stderr[-200:]))
+    # a reader that goes away ends us quietly (SIGPIPE), even if our parent
+    # ignored SIGPIPE
+    for ign in (False, True):
+        pre = (lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN)) if ign else None
+        p = subprocess.Popen([prof, "script", "-i", data, "-D"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, preexec_fn=pre)
+        p.stdout.readline()
+        p.stdout.close()
+        err = p.stderr.read().decode(errors="replace")
+        rc = p.wait()
+        check(rc != 0 and err == "",
+              "item 3: script -D | head -1 (SIGPIPE %s): quiet, exit %d, %r" %
+              ("ignored" if ign else "default", rc, err[:200]))
+
+
 def item6_record_leaves(prof, work):
     out = os.path.join(work, "nonexistent.data")
     if os.path.exists(out):
@@ -204,6 +242,7 @@ def main():
 
     item1_corrupt_sample(prof, work, b)
     item2_cut_boundary(prof, work, b)
+    item3_write_errors(prof, work, data)
     item6_record_leaves(prof, work)
     item9_record_args(prof, work)
     item9_sigint(prof, work)
