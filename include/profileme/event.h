@@ -62,9 +62,22 @@
  *     caller's job on a live system: when opening fails with EOPNOTSUPP or
  *     EINVAL, retry with precise_ip one lower, down to 0;
  *   - group modifiers apply on top of each member's own (`{a:k,b}:u`), as in
- *     perf; `S` only sets ::PM_EVENT_SAMPLE_READ (the attr is left alone);
- *   - period and freq stay 0 unless the string sets them (no tool defaults);
- *     exclude_guest is not set by default or by `u`/`p` (perf 6.1 does).
+ *     perf, while an event's own modifiers replace its defaults; `S` only sets ::PM_EVENT_SAMPLE_READ (the attr is left alone);
+ *   - period and freq stay 0 unless the string sets them (no tool defaults).
+ *
+ * exclude_guest: as perf (outside `perf kvm`), an event without modifiers
+ * has exclude_guest set.  perf does this because a profiler on the host
+ * usually means the host, and because precise sampling (PEBS) cannot sample a
+ * guest: the kernel refuses precise_ip on an event that does not exclude the
+ * guest on many CPUs.  An event's own modifiers then start from nothing
+ * excluded, as in perf: `u` and `p` set exclude_guest again, `k`, `h`, `I`,
+ * `D`, ... leave it clear (`cycles:k` counts the guest's kernel too, as
+ * perf's does); `G` means guest only (exclude_host set, exclude_guest clear),
+ * `H` host only, `GH` both.  A group's modifiers apply on top of each
+ * member's.  A caller who wants guest samples by default passes
+ * ::PM_EVENT_OPT_GUEST to pm_event_parse_opts() (perf kvm's behaviour): then
+ * exclude_guest is not set by default nor by `u`; `p` still sets it unless
+ * `G`/`H` were given, as perf does.
  */
 #ifndef PROFILEME_EVENT_H
 #define PROFILEME_EVENT_H
@@ -125,6 +138,38 @@ enum pm_event_flag {
 PM_API int pm_event_parse(pm_event_list **out, const pm_pmu_list *pmus, const char *str,
 			  struct pm_event_error *err);
 
+/** @brief Bits of pm_event_opts::flags. @since 0.1 */
+enum pm_event_opt_flag {
+	/** Count and sample guests too: exclude_guest is not set by default (nor
+	 *  by `u`), as in `perf kvm`; `p` still sets it (precise sampling needs
+	 *  it) unless the string gives `G` or `H`. */
+	PM_EVENT_OPT_GUEST = 1 << 0
+};
+
+/**
+ * @brief Options of pm_event_parse_opts().  Size-versioned: set @c sz to
+ *        sizeof(struct pm_event_opts); zero the rest for the defaults.
+ * @since 0.1
+ */
+struct pm_event_opts {
+	size_t sz;       /**< Set by the caller: sizeof(struct pm_event_opts). */
+	unsigned flags;  /**< ::pm_event_opt_flag bits. */
+};
+
+/**
+ * @brief **pm_event_parse_opts()** is pm_event_parse() with options.
+ * @param[out] out  the event list; free with pm_event_list_free()
+ * @param pmus      as for pm_event_parse()
+ * @param str       the event string
+ * @param opts      options, or NULL for the defaults (those of pm_event_parse())
+ * @param[out] err  optional; filled on failure (message and byte position)
+ * @return as pm_event_parse(); -PM_ERR_STRUCT_SIZE for a bad @p opts size,
+ *         -EINVAL for unknown flags.
+ * @since 0.1
+ */
+PM_API int pm_event_parse_opts(pm_event_list **out, const pm_pmu_list *pmus, const char *str,
+			       const struct pm_event_opts *opts, struct pm_event_error *err);
+
 /** @brief **pm_event_list_free()** releases a list.  NULL-safe. @since 0.1 */
 PM_API void pm_event_list_free(pm_event_list *list);
 
@@ -179,6 +224,47 @@ PM_API size_t pm_event_group(const pm_event *ev);
  */
 PM_API int pm_attr_format(const struct pm_attr *attr, const pm_pmu_list *pmus, char *buf,
 			  size_t cap);
+
+/**
+ * @brief **pm_attr_perf_name()** writes the name perf 6.1 gives an attr when
+ *        it has no name for it (perf's evsel__name(): a perf.data file
+ *        without EVENT_DESC, `perf evlist` of such a file,
+ *        evsel-roundtrip-name).
+ *
+ * Unlike pm_attr_format() (a string that parses back to the attr), this is
+ * the display name perf prints:
+ *   - hardware: `cycles`, `instructions`, `cache-references`, `cache-misses`,
+ *     `branches`, `branch-misses`, `bus-cycles`, `stalled-cycles-frontend`,
+ *     `stalled-cycles-backend`, `ref-cycles`, else `unknown-hardware`; with
+ *     a PMU type in config's upper 32 bits (hybrid) `cpu_core/cycles/`;
+ *   - software: `cpu-clock` ... `dummy` (perf 6.1's table stops there, so
+ *     `bpf-output` is `unknown-software`, as perf 6.1 prints it);
+ *   - cache: `L1-dcache-load-misses`, `LLC-loads`, ..., or perf's
+ *     `invalid-cache`, `unknown-ext-hardware-cache-type|op|result`;
+ *   - raw: `raw 0x1a`; breakpoint: `mem:0x1000:rw`;
+ *   - tracepoint: `sys:event` when its id is in the tracefs found from
+ *     @p pmus (what perf shows from a file's tracing data), else perf's
+ *     `unknown tracepoint`;
+ *   - another type: with a PMU of that type in @p pmus, `pmu/field=0x..,/`
+ *     (the non-zero format fields in the PMU's format order, bits no field
+ *     covers as `configN=0x..`, the modifiers right after the '/'; perf
+ *     6.1 itself prints `unknown attr type: N` here), else `unknown attr
+ *     type: N`;
+ *   - then perf's modifiers: `:` and `k`, `u`, `h` for the contexts not
+ *     excluded when any is excluded, `p` per precise_ip, and `H`/`G` for
+ *     host/guest not excluded when exclude_host is set or exclude_guest
+ *     differs from perf's default (set with u/k/h or p, clear otherwise):
+ *     `cycles`, `cycles:u` parsed by perf prints `cycles:uH`, `cycles:pp`
+ *     `cycles:ppH`.
+ * @param attr   the attr
+ * @param pmus   optional PMUs (hybrid and dynamic types, tracefs)
+ * @param[out] buf destination; always NUL-terminated when @p cap > 0
+ * @param cap    bytes at @p buf
+ * @return the length of the full name (like snprintf), or -EINVAL.
+ * @since 0.1
+ */
+PM_API int pm_attr_perf_name(const struct pm_attr *attr, const pm_pmu_list *pmus, char *buf,
+			     size_t cap);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@ struct pm_event {
 	size_t group;        /* index of the group leader */
 	size_t pos;          /* byte offset of the event in the parsed string */
 	size_t period_pos;   /* where period=/freq= was written (ProfileMe errors) */
+	bool gh_set;         /* G or H was given (perf's exclude_GH) */
 };
 
 struct pm_event_list {

@@ -13,6 +13,7 @@
  *   - a modifier letter other than `p` may appear only once per list.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -186,6 +187,7 @@ struct parser {
 	size_t i;
 	const pm_pmu_list *pmus;
 	struct pm_event_list *list;
+	unsigned opts;     /* PM_EVENT_OPT_* */
 	int code;          /* positive PM_ERR_* / errno of the failure */
 	size_t epos;
 	char emsg[256];
@@ -750,16 +752,33 @@ static int build_plain_event(struct parser *p, struct pm_event *ev, const struct
 /* ------------------------------------------------------------------ */
 /* Modifiers                                                           */
 
-static int apply_mods(struct parser *p, struct pm_event *ev, size_t pos, size_t n)
+static int apply_mods(struct parser *p, struct pm_event *ev, size_t pos, size_t n, bool group)
 {
 	const char *m = p->s + pos;
 	uint64_t f = ev->attr.flags;
-	bool eu = f & PM_ATTR_EXCLUDE_USER, ek = f & PM_ATTR_EXCLUDE_KERNEL;
-	bool eh = f & PM_ATTR_EXCLUDE_HV, eg = f & PM_ATTR_EXCLUDE_GUEST;
-	bool eH = f & PM_ATTR_EXCLUDE_HOST;
-	bool ukh = eu || ek || eh, gh = eg || eH;
-	unsigned precise = PM_ATTR_PRECISE_IP(&ev->attr);
 
+	/* perf: an event's own modifiers start from nothing excluded (the
+	 * default exclude_guest goes too); a group's apply on top of each
+	 * member's. */
+	if (!group) {
+		f &= ~(PM_ATTR_EXCLUDE_USER | PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV |
+		       PM_ATTR_EXCLUDE_GUEST | PM_ATTR_EXCLUDE_HOST | PM_ATTR_EXCLUDE_IDLE |
+		       PM_ATTR_PRECISE_IP_MASK | PM_ATTR_PINNED | PM_ATTR_EXCLUSIVE);
+		ev->gh_set = false;
+	}
+	bool eu, ek, eh, eg, eH, ukh, gh = ev->gh_set;
+	bool guest = p->opts & PM_EVENT_OPT_GUEST;
+	unsigned precise = (unsigned)((f & PM_ATTR_PRECISE_IP_MASK) >> PM_ATTR_PRECISE_IP_SHIFT);
+
+	eu = f & PM_ATTR_EXCLUDE_USER;
+	ek = f & PM_ATTR_EXCLUDE_KERNEL;
+	eh = f & PM_ATTR_EXCLUDE_HV;
+	eg = f & PM_ATTR_EXCLUDE_GUEST;
+	eH = f & PM_ATTR_EXCLUDE_HOST;
+	ukh = eu || ek || eh;
+	/* perf's rules: the first of u/k/h excludes the other two contexts
+	 * (and `u` keeps the guest excluded), the first of G/H the other one;
+	 * `p` needs exclude_guest unless G/H said otherwise. */
 	for (size_t k = 0; k < n; k++) {
 		char c = m[k];
 
@@ -769,12 +788,15 @@ static int apply_mods(struct parser *p, struct pm_event *ev, size_t pos, size_t 
 		case 'u': case 'k': case 'h':
 			if (!ukh)
 				eu = ek = eh = ukh = true;
-			if (c == 'u')
+			if (c == 'u') {
 				eu = false;
-			else if (c == 'k')
+				if (!gh && !guest)
+					eg = true;
+			} else if (c == 'k') {
 				ek = false;
-			else
+			} else {
 				eh = false;
+			}
 			break;
 		case 'G': case 'H':
 			if (!gh)
@@ -791,6 +813,8 @@ static int apply_mods(struct parser *p, struct pm_event *ev, size_t pos, size_t 
 			if (++precise > 3)
 				return perr(p, pos + k, PM_ERR_RANGE,
 					    "too many 'p' modifiers: precise_ip is at most 3");
+			if (!gh)
+				eg = true;
 			break;
 		case 'P':
 			ev->flags |= PM_EVENT_PRECISE_MAX;
@@ -809,6 +833,7 @@ static int apply_mods(struct parser *p, struct pm_event *ev, size_t pos, size_t 
 				    "unknown modifier '%c' (valid: u k h G H I p P S D e)", c);
 		}
 	}
+	ev->gh_set = gh;
 	f &= ~(PM_ATTR_EXCLUDE_USER | PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV |
 	       PM_ATTR_EXCLUDE_GUEST | PM_ATTR_EXCLUDE_HOST | PM_ATTR_PRECISE_IP_MASK);
 	f |= (eu ? PM_ATTR_EXCLUDE_USER : 0) | (ek ? PM_ATTR_EXCLUDE_KERNEL : 0) |
@@ -1087,6 +1112,8 @@ static int parse_special_tail(struct parser *p, bool in_group, size_t start,
 	}
 	ev->attr = *a;
 	ev->attr.size = PM_ATTR_SIZE_KNOWN;
+	if (!(p->opts & PM_EVENT_OPT_GUEST))
+		ev->attr.flags |= PM_ATTR_EXCLUDE_GUEST; /* perf's default */
 	ev->pos = start;
 	ev->group = p->list->n - 1;
 	ev->flags = eflags;
@@ -1101,7 +1128,7 @@ static int parse_special_tail(struct parser *p, bool in_group, size_t start,
 	if (ev->flags & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET))
 		ev->flags &= ~(unsigned)PM_EVENT_DEFAULT_PERIOD;
 	if (mn)
-		rc = apply_mods(p, ev, mpos, mn);
+		rc = apply_mods(p, ev, mpos, mn, false);
 out:
 	free(ts.t);
 	return rc;
@@ -1179,6 +1206,8 @@ static int parse_event(struct parser *p, bool in_group)
 	}
 	pm_attr_init(&ev->attr);
 	ev->attr.size = PM_ATTR_SIZE_KNOWN;
+	if (!(p->opts & PM_EVENT_OPT_GUEST))
+		ev->attr.flags |= PM_ATTR_EXCLUDE_GUEST; /* perf's default */
 	ev->pos = start;
 	ev->group = p->list->n - 1;
 	ev->str = pm__strndup(p->s + start, p->i - start);
@@ -1242,7 +1271,7 @@ static int parse_event(struct parser *p, bool in_group)
 	if (rc)
 		goto out;
 	if (mn)
-		rc = apply_mods(p, ev, mpos, mn);
+		rc = apply_mods(p, ev, mpos, mn, false);
 out:
 	free(ts.t);
 	return rc;
@@ -1281,7 +1310,7 @@ static int parse_group(struct parser *p)
 
 		ev->group = first;
 		if (mn) {
-			rc = apply_mods(p, ev, mpos, mn);
+			rc = apply_mods(p, ev, mpos, mn, true);
 			if (rc)
 				return rc;
 		}
@@ -1335,8 +1364,15 @@ static void fill_error(struct pm_event_error *err, int code, size_t pos, const c
 int pm_event_parse(pm_event_list **out, const pm_pmu_list *pmus, const char *str,
 		   struct pm_event_error *err)
 {
+	return pm_event_parse_opts(out, pmus, str, NULL, err);
+}
+
+int pm_event_parse_opts(pm_event_list **out, const pm_pmu_list *pmus, const char *str,
+			const struct pm_event_opts *opts, struct pm_event_error *err)
+{
 	struct parser p;
 	struct pm_event_list *l;
+	unsigned flags = 0;
 	int rc;
 
 	if (err) {
@@ -1344,6 +1380,21 @@ int pm_event_parse(pm_event_list **out, const pm_pmu_list *pmus, const char *str
 				      "struct pm_event_error");
 		if (rc)
 			return rc;
+	}
+	if (opts) {
+		rc = pm__struct_check(opts, opts->sz, offsetof(struct pm_event_opts, flags) +
+				      sizeof(opts->flags), sizeof(*opts), "struct pm_event_opts");
+		if (rc) {
+			fill_error(err, rc, 0, pm_errmsg());
+			return rc;
+		}
+		flags = opts->flags;
+		if (flags & ~(unsigned)PM_EVENT_OPT_GUEST) {
+			rc = pm__err(EINVAL, "pm_event_parse_opts: unknown flags 0x%x",
+				     flags & ~(unsigned)PM_EVENT_OPT_GUEST);
+			fill_error(err, rc, 0, pm_errmsg());
+			return rc;
+		}
 	}
 	if (!out || !str) {
 		rc = pm__err(EINVAL, "pm_event_parse: NULL argument");
@@ -1362,6 +1413,7 @@ int pm_event_parse(pm_event_list **out, const pm_pmu_list *pmus, const char *str
 	p.len = strlen(str);
 	p.pmus = pmus;
 	p.list = l;
+	p.opts = flags;
 
 	rc = 0;
 	if (!p.len)

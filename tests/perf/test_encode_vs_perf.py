@@ -15,9 +15,8 @@ that is compared with our encoding of the same string on the same tree.
 Only what the event string determines is compared:
   type, config, config1, config2, precise_ip, exclude_user, exclude_kernel,
   exclude_hv, exclude_idle -- always;
-  exclude_host, exclude_guest -- only when the modifiers contain G or H
-    (without them perf 6.1 adds exclude_guest=1 by default, and `u`/`p` add
-    it too: a host-side default of the tool, not part of the event);
+  exclude_host, exclude_guest -- always (perf 6.1 sets exclude_guest on
+    every parsed event outside perf kvm, and so does pm_event_parse());
   freq and sample_period / sample_freq -- only when the string sets period=
     or freq= (otherwise perf fills its own default freq=1, sample_freq=4000,
     and we leave both 0 on purpose);
@@ -313,9 +312,7 @@ def compare(tree, event, ours, perf, failures):
     mine = ours_fields(j)
     keys = ["type", "config", "config1", "config2", "precise_ip", "exclude_user",
             "exclude_kernel", "exclude_hv", "exclude_idle", "bp_type"]
-    mods = modifiers(event)
-    if "G" in mods or "H" in mods:
-        keys += ["exclude_host", "exclude_guest"]
+    keys += ["exclude_host", "exclude_guest"]
     if "sample_period" in j or "sample_freq" in j:
         keys.append("freq")
         want = j.get("sample_period", j.get("sample_freq"))

@@ -171,7 +171,7 @@ START_TEST(test_generic_names)
 
 		ck_assert_uint_eq(a.type, g[i].type);
 		ck_assert_uint_eq(a.config, g[i].config);
-		ck_assert_uint_eq(a.flags, 0);
+		ck_assert_uint_eq(a.flags, PM_ATTR_EXCLUDE_GUEST); /* perf's default */
 		ck_assert_uint_eq(a.sample_period, 0);
 		ck_assert_uint_eq(flags_of(0), 0);
 		ck_assert_ptr_null(pm_event_pmu(pm_event_list_get(list, 0)));
@@ -262,7 +262,9 @@ START_TEST(test_modifiers_ukh)
 		ck_assert_int_eq(HAS(a, PM_ATTR_EXCLUDE_USER), t[i].eu);
 		ck_assert_int_eq(HAS(a, PM_ATTR_EXCLUDE_KERNEL), t[i].ek);
 		ck_assert_int_eq(HAS(a, PM_ATTR_EXCLUDE_HV), t[i].eh);
-		ck_assert(!HAS(a, PM_ATTR_EXCLUDE_GUEST) && !HAS(a, PM_ATTR_EXCLUDE_HOST));
+		/* perf 6.1: modifiers start from nothing excluded; u sets exclude_guest */
+		ck_assert_int_eq(HAS(a, PM_ATTR_EXCLUDE_GUEST), !t[i].eu);
+		ck_assert(!HAS(a, PM_ATTR_EXCLUDE_HOST));
 	}
 }
 END_TEST
@@ -300,7 +302,8 @@ START_TEST(test_modifiers_other)
 	ck_assert_uint_eq(a.flags, PM_ATTR_EXCLUSIVE);
 	a = attr_of(NULL, "cycles:uDeI");
 	ck_assert_uint_eq(a.flags, PM_ATTR_PINNED | PM_ATTR_EXCLUSIVE | PM_ATTR_EXCLUDE_IDLE |
-					   PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV);
+					   PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV |
+					   PM_ATTR_EXCLUDE_GUEST);
 }
 END_TEST
 
@@ -694,7 +697,9 @@ START_TEST(test_format_round_trip)
 	/* canonical forms (field order: the PMU's formats sorted by name) */
 	round_trip(pmus, "cycles", "cycles");
 	round_trip(pmus, "cycles:ku", "cycles:uk");
-	round_trip(pmus, "instructions/period=0x10/Hp", "instructions/period=16/:Hp");
+	round_trip(pmus, "instructions/period=0x10/Hp", "instructions/period=16/:p");
+	round_trip(pmus, "cycles:GH", "cycles:GH");
+	round_trip(pmus, "cycles:G", "cycles:G");
 	round_trip(pmus, "cpu/umask=0x1,event=0x3c/uk", "cpu/event=0x3c,umask=0x1/uk");
 	round_trip(pmus, "cpu/cycles-ct/", "cpu/event=0x3c,in_tx/");
 	round_trip(pmus, "cpu/mem-loads/", "cpu/event=0xcd,ldlat=0x3,umask=0x1/");
@@ -718,6 +723,7 @@ START_TEST(test_format_edges)
 	pm_attr_init(&a);
 	a.type = PM_TYPE_SOFTWARE;
 	a.config = 3;
+	a.flags = PM_ATTR_EXCLUDE_GUEST; /* the parser's default: no G/H written */
 	n = pm_attr_format(&a, NULL, buf, sizeof(buf));
 	ck_assert_int_eq(n, (int)strlen("context-switches"));
 	ck_assert_str_eq(buf, "context"); /* the canonical name, truncated */
@@ -1067,6 +1073,149 @@ START_TEST(test_format_new_kinds)
 }
 END_TEST
 
+/* exclude_guest is perf's default; PM_EVENT_OPT_GUEST drops it as perf kvm. */
+START_TEST(test_guest_option)
+{
+	struct pm_event_opts o = { sizeof(o), PM_EVENT_OPT_GUEST };
+	struct pm_event_opts bad = { sizeof(bad), 0x80 };
+	pm_event_list *l = NULL;
+	struct pm_attr a;
+	static const struct {
+		const char *s;
+		bool eg, eH;
+	} t[] = {
+		{ "cycles", false, false }, { "cycles:u", false, false },
+		{ "cycles:k", false, false }, { "cycles:p", true, false },
+		{ "cycles:Gp", false, true }, { "cycles:H", true, false },
+		{ "cycles:I", false, false },
+		{ "{cycles,instructions}:u", false, false },
+	};
+
+	for (size_t i = 0; i < PM_ARRAY_SIZE(t); i++) {
+		ck_assert_int_eq(pm_event_parse_opts(&l, NULL, t[i].s, &o, NULL), 0);
+		pm_event_attr(pm_event_list_get(l, 0), &a);
+		ck_assert_msg(HAS(a, PM_ATTR_EXCLUDE_GUEST) == t[i].eg &&
+				      HAS(a, PM_ATTR_EXCLUDE_HOST) == t[i].eH,
+			      "%s: guest %d host %d", t[i].s, HAS(a, PM_ATTR_EXCLUDE_GUEST),
+			      HAS(a, PM_ATTR_EXCLUDE_HOST));
+		pm_event_list_free(l);
+		l = NULL;
+	}
+	/* default and NULL opts: set */
+	ck_assert_int_eq(pm_event_parse_opts(&l, NULL, "cycles:Gp", NULL, NULL), 0);
+	pm_event_attr(pm_event_list_get(l, 0), &a);
+	ck_assert(!HAS(a, PM_ATTR_EXCLUDE_GUEST) && HAS(a, PM_ATTR_EXCLUDE_HOST));
+	pm_event_list_free(l);
+	l = NULL;
+	ck_assert_int_eq(pm_event_parse_opts(&l, NULL, "mem:0x10", NULL, NULL), 0);
+	pm_event_attr(pm_event_list_get(l, 0), &a);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_GUEST));
+	pm_event_list_free(l);
+	l = NULL;
+	ck_assert_int_eq(pm_event_parse_opts(&l, NULL, "cycles", &bad, NULL), -EINVAL);
+	ck_assert_ptr_null(l);
+	bad.sz = 2;
+	bad.flags = 0;
+	ck_assert_int_eq(pm_event_parse_opts(&l, NULL, "cycles", &bad, NULL),
+			 -PM_ERR_STRUCT_SIZE);
+}
+END_TEST
+
+static const char *perf_name_of(const pm_pmu_list *pmus, const char *s)
+{
+	static char buf[256];
+	struct pm_attr a = attr_of(pmus, s);
+	int n = pm_attr_perf_name(&a, pmus, buf, sizeof(buf));
+
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq((size_t)n, strlen(buf));
+	return buf;
+}
+
+/* evsel-roundtrip-name: perf 6.1's hardware, software and cache names parse
+ * and print back as themselves; other names as perf's evsel__name(). */
+START_TEST(test_perf_name)
+{
+	/* perf 6.1's evsel__hw_names and evsel__sw_names */
+	static const char *const hw[] = { "cycles", "instructions", "cache-references",
+					  "cache-misses", "branches", "branch-misses",
+					  "bus-cycles", "stalled-cycles-frontend",
+					  "stalled-cycles-backend", "ref-cycles" };
+	static const char *const sw[] = { "cpu-clock", "task-clock", "page-faults",
+					  "context-switches", "cpu-migrations", "minor-faults",
+					  "major-faults", "alignment-faults", "emulation-faults",
+					  "dummy" };
+	/* perf's cache tables: type, op (singular, plural), valid ops */
+	static const char *const ctype[] = { "L1-dcache", "L1-icache", "LLC", "dTLB",
+					     "iTLB", "branch", "node" };
+	static const char *const cop[][2] = { { "load", "loads" }, { "store", "stores" },
+					      { "prefetch", "prefetches" } };
+	static const unsigned valid[] = { 7, 5, 7, 7, 1, 1, 7 };
+	static const struct {
+		const char *in, *name;
+	} t[] = {
+		{ "cycles:u", "cycles:uH" },   { "cycles:k", "cycles:k" },
+		{ "cycles:pp", "cycles:ppH" }, { "cycles:ukp", "cycles:kupH" },
+		{ "cycles:h", "cycles:h" },   { "cycles:G", "cycles:G" },
+		{ "cycles:H", "cycles" }, { "cycles:I", "cycles:HG" },      { "cycles:GH", "cycles:HG" },
+		{ "cycles:uG", "cycles:uG" },  { "instructions:kp", "instructions:kpH" },
+		{ "r1a", "raw 0x1a" },         { "r3c:u", "raw 0x3c:uH" },
+		{ "bpf-output", "unknown-software" }, { "cs", "context-switches" },
+		{ "L1-dcache-load-misses:u", "L1-dcache-load-misses:uH" },
+		{ "mem:0x1000:w", "mem:0x1000:w" }, { "mem:0x2000", "mem:0x2000:rw" },
+		{ "mem:0x10:x:u", "mem:0x10:x:uH" }, { "0:99", "unknown-hardware" },
+		{ "3:0x7", "unknown-ext-hardware-cache-type" },
+		{ "3:0x304", "unknown-ext-hardware-cache-op" },
+		{ "3:0x20000", "unknown-ext-hardware-cache-result" },
+		{ "3:0x104", "invalid-cache" }, { "77:1", "unknown attr type: 77" },
+		{ "0:0x800000000", "cpu/cycles/" },
+	};
+	char want[128];
+	struct pm_attr a;
+
+	for (size_t i = 0; i < PM_ARRAY_SIZE(hw); i++)
+		ck_assert_str_eq(perf_name_of(NULL, hw[i]), hw[i]);
+	for (size_t i = 0; i < PM_ARRAY_SIZE(sw); i++)
+		ck_assert_str_eq(perf_name_of(NULL, sw[i]), sw[i]);
+	for (size_t ty = 0; ty < PM_ARRAY_SIZE(ctype); ty++) {
+		for (size_t op = 0; op < 3; op++) {
+			if (!(valid[ty] & (1u << op)))
+				continue;
+			for (int res = 0; res < 2; res++) {
+				if (res)
+					snprintf(want, sizeof(want), "%s-%s-misses", ctype[ty],
+						 cop[op][0]);
+				else
+					snprintf(want, sizeof(want), "%s-%s", ctype[ty], cop[op][1]);
+				ck_assert_str_eq(perf_name_of(NULL, want), want);
+			}
+		}
+	}
+	for (size_t i = 0; i < PM_ARRAY_SIZE(t); i++)
+		ck_assert_str_eq(perf_name_of(NULL, t[i].in), t[i].name);
+	/* a dynamic PMU type: its format fields */
+	{
+		pm_pmu_list *pl = fixture("intel");
+		char buf[8];
+
+		/* cpu is type 4 (PERF_TYPE_RAW) there: perf says raw */
+		ck_assert_str_eq(perf_name_of(pl, "cpu/event=0x3c,umask=0x1/"), "raw 0x13c");
+		ck_assert_str_eq(perf_name_of(pl, "uncore_imc_0/event=0x4,umask=0x3/u"),
+				 "uncore_imc_0/event=0x4,umask=0x3/uH");
+		ck_assert_str_eq(perf_name_of(pl, "uncore_imc_0/config=0x100000004/"),
+				 "uncore_imc_0/event=0x4,config=0x100000000/");
+		pm_attr_init(&a);
+		a.type = PM_TYPE_RAW;
+		a.config = 0x1a;
+		/* exclude_guest clear: perf prints both contexts (raw 0x1a:HG) */
+		ck_assert_int_eq(pm_attr_perf_name(&a, pl, buf, sizeof(buf)), 11);
+		ck_assert_str_eq(buf, "raw 0x1");
+		pm_pmu_list_free(pl);
+	}
+	ck_assert_int_eq(pm_attr_perf_name(NULL, NULL, want, sizeof(want)), -EINVAL);
+}
+END_TEST
+
 static Suite *event_suite(void)
 {
 	Suite *s = suite_create("event");
@@ -1097,6 +1246,8 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_tracepoint);
 	tcase_add_test(tc, test_numeric_and_breakpoint);
 	tcase_add_test(tc, test_format_new_kinds);
+	tcase_add_test(tc, test_guest_option);
+	tcase_add_test(tc, test_perf_name);
 	suite_add_tcase(s, tc);
 	return s;
 }
