@@ -11,14 +11,77 @@
 static PyObject *pmpy_Error;      /* profileme.Error(OSError) */
 static PyObject *pmpy_EventError; /* profileme.EventError(Error, ValueError) */
 
+/* profileme.Error subclasses by library code (PM_ERR_*), and by errno for
+ * the errno values that have a builtin OSError subclass: those classes derive
+ * from both profileme.Error and the builtin (FileNotFoundError, ...). */
+static PyObject *pmpy_code_exc[PM_ERR_LAST - PM_ERR_FIRST];
+static struct { int err; PyObject *exc; } pmpy_errno_exc[8];
+
+static PyObject *pmpy_new_exc(PyObject *module, const char *name, const char *doc, PyObject *b1,
+			      PyObject *b2)
+{
+	char qual[96];
+	PyObject *bases = b2 ? PyTuple_Pack(2, b1, b2) : PyTuple_Pack(1, b1), *exc;
+
+	if (!bases)
+		return NULL;
+	snprintf(qual, sizeof(qual), "profileme.%s", name);
+	exc = PyErr_NewExceptionWithDoc(qual, doc, bases, NULL);
+	Py_DECREF(bases);
+	if (!exc)
+		return NULL;
+	Py_INCREF(exc);
+	if (PyModule_AddObject(module, name, exc) < 0) {
+		Py_DECREF(exc);
+		Py_DECREF(exc);
+		return NULL;
+	}
+	return exc; /* one reference kept by this file */
+}
+
 int pmpy_init(PyObject *module)
 {
-	PyObject *bases;
+	static const struct { int code; const char *name; int base; const char *doc; } lib[] = {
+		{ PM_ERR_FORMAT, "FormatError", 0,
+		  "The input is malformed: not a perf.data file, a bad field (PM_ERR_FORMAT)." },
+		{ PM_ERR_TRUNCATED, "TruncatedError", PM_ERR_FORMAT,
+		  "The input ends before a length it declares (PM_ERR_TRUNCATED)." },
+		{ PM_ERR_CORRUPT, "CorruptError", PM_ERR_FORMAT,
+		  "The input is internally inconsistent (PM_ERR_CORRUPT)." },
+		{ PM_ERR_UNSUPPORTED, "UnsupportedError", 0,
+		  "A feature this library or system does not have: zstd not built in, unknown "
+		  "sample_type or read_format bits, ... (PM_ERR_UNSUPPORTED)." },
+		{ PM_ERR_VERSION, "VersionError", PM_ERR_UNSUPPORTED,
+		  "A format version this library cannot read (PM_ERR_VERSION)." },
+		{ PM_ERR_NO_DECODER, "NoDecoderError", 0,
+		  "No raw decoder applies to this payload (PM_ERR_NO_DECODER)." },
+		{ PM_ERR_NOT_PROFILEME, "NotProfileMeError", PM_ERR_NO_DECODER,
+		  "A raw payload that is not a ProfileMe sample (PM_ERR_NOT_PROFILEME)." },
+		{ PM_ERR_STRUCT_SIZE, "StructSizeError", 0,
+		  "A size-versioned struct has a bad size (PM_ERR_STRUCT_SIZE): a binding bug." },
+	};
+	static const int event_codes[] = { PM_ERR_SYNTAX, PM_ERR_NO_PMU, PM_ERR_UNKNOWN_TERM,
+					   PM_ERR_RANGE, PM_ERR_PROFILEME };
+	static const struct { int err; const char *name; PyObject **builtin; } os_errs[] = {
+		{ ENOENT, "FileNotFoundError", &PyExc_FileNotFoundError },
+		{ EISDIR, "IsADirectoryError", &PyExc_IsADirectoryError },
+		{ ENOTDIR, "NotADirectoryError", &PyExc_NotADirectoryError },
+		{ EACCES, "PermissionError", &PyExc_PermissionError },
+		{ EPERM, "PermissionError", &PyExc_PermissionError },
+		{ EPIPE, "BrokenPipeError", &PyExc_BrokenPipeError },
+		{ EINTR, "InterruptedError", &PyExc_InterruptedError },
+		{ ENOMEM, NULL, NULL },
+	};
+	PyObject *bases, *byerrno;
 
 	pmpy_Error = PyErr_NewExceptionWithDoc(
 		"profileme.Error",
 		"A libprofileme failure: an OSError whose errno is the errno value or the "
-		"library's error code, and whose strerror is the library's message.",
+		"library's error code (profileme.ERR_*), and whose strerror is the library's message; "
+		".filename names the recording when there is one.  Subclasses by kind: FormatError, "
+		"TruncatedError, CorruptError, UnsupportedError, VersionError, NoDecoderError, "
+		"NotProfileMeError, StructSizeError, EventError; errno failures also derive from "
+		"the builtin OSError subclass (FileNotFoundError, IsADirectoryError, ...).",
 		PyExc_OSError, NULL);
 	if (!pmpy_Error)
 		return -1;
@@ -27,7 +90,8 @@ int pmpy_init(PyObject *module)
 		return -1;
 	pmpy_EventError = PyErr_NewExceptionWithDoc(
 		"profileme.EventError",
-		"An event string that does not encode; .position is the byte offset of the problem.",
+		"An event string that does not encode; .position is the byte offset of the problem "
+		"(PM_ERR_SYNTAX, PM_ERR_NO_PMU, PM_ERR_UNKNOWN_TERM, PM_ERR_RANGE, PM_ERR_PROFILEME).",
 		bases, NULL);
 	Py_DECREF(bases);
 	if (!pmpy_EventError)
@@ -37,26 +101,108 @@ int pmpy_init(PyObject *module)
 	if (PyModule_AddObject(module, "Error", pmpy_Error) < 0 ||
 	    PyModule_AddObject(module, "EventError", pmpy_EventError) < 0)
 		return -1;
+	Py_INCREF(pmpy_Error);
+	Py_INCREF(pmpy_EventError);
+	for (size_t i = 0; i < sizeof(lib) / sizeof(lib[0]); i++) {
+		PyObject *base = pmpy_Error, *exc;
+
+		if (lib[i].base)
+			base = pmpy_code_exc[lib[i].base - PM_ERR_FIRST];
+		exc = pmpy_new_exc(module, lib[i].name, lib[i].doc, base, NULL);
+		if (!exc)
+			return -1;
+		pmpy_code_exc[lib[i].code - PM_ERR_FIRST] = exc;
+	}
+	for (size_t i = 0; i < sizeof(event_codes) / sizeof(event_codes[0]); i++)
+		pmpy_code_exc[event_codes[i] - PM_ERR_FIRST] = pmpy_EventError;
+	/* errno classes: kept in a private dict, not as module names, so that
+	 * `from profileme import *` does not shadow the builtins */
+	byerrno = PyDict_New();
+	if (!byerrno || PyModule_AddObject(module, "_errno_errors", byerrno) < 0)
+		return -1;
+	for (size_t i = 0, n = 0; i < sizeof(os_errs) / sizeof(os_errs[0]); i++) {
+		char qual[96];
+		PyObject *exc = NULL, *k;
+
+		if (!os_errs[i].name)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (!strcmp(os_errs[i].name, os_errs[j].name))
+				exc = pmpy_errno_exc[j].exc;
+		if (!exc) {
+			bases = PyTuple_Pack(2, pmpy_Error, *os_errs[i].builtin);
+			if (!bases)
+				return -1;
+			snprintf(qual, sizeof(qual), "profileme.%s", os_errs[i].name);
+			exc = PyErr_NewException(qual, bases, NULL);
+			Py_DECREF(bases);
+			if (!exc)
+				return -1;
+		} else {
+			Py_INCREF(exc);
+		}
+		pmpy_errno_exc[n].err = os_errs[i].err;
+		pmpy_errno_exc[n].exc = exc;
+		n++;
+		k = PyLong_FromLong(os_errs[i].err);
+		if (!k || PyDict_SetItem(byerrno, k, exc) < 0) {
+			Py_XDECREF(k);
+			return -1;
+		}
+		Py_DECREF(k);
+	}
+	/* the library codes as constants: profileme.ERR_FORMAT == 4001, ... */
+	if (PyModule_AddIntConstant(module, "ERR_FORMAT", PM_ERR_FORMAT) ||
+	    PyModule_AddIntConstant(module, "ERR_TRUNCATED", PM_ERR_TRUNCATED) ||
+	    PyModule_AddIntConstant(module, "ERR_VERSION", PM_ERR_VERSION) ||
+	    PyModule_AddIntConstant(module, "ERR_SYNTAX", PM_ERR_SYNTAX) ||
+	    PyModule_AddIntConstant(module, "ERR_NO_PMU", PM_ERR_NO_PMU) ||
+	    PyModule_AddIntConstant(module, "ERR_UNKNOWN_TERM", PM_ERR_UNKNOWN_TERM) ||
+	    PyModule_AddIntConstant(module, "ERR_RANGE", PM_ERR_RANGE) ||
+	    PyModule_AddIntConstant(module, "ERR_PROFILEME", PM_ERR_PROFILEME) ||
+	    PyModule_AddIntConstant(module, "ERR_UNSUPPORTED", PM_ERR_UNSUPPORTED) ||
+	    PyModule_AddIntConstant(module, "ERR_NO_DECODER", PM_ERR_NO_DECODER) ||
+	    PyModule_AddIntConstant(module, "ERR_STRUCT_SIZE", PM_ERR_STRUCT_SIZE) ||
+	    PyModule_AddIntConstant(module, "ERR_NOT_PROFILEME", PM_ERR_NOT_PROFILEME) ||
+	    PyModule_AddIntConstant(module, "ERR_CORRUPT", PM_ERR_CORRUPT))
+		return -1;
 	return 0;
 }
 
-/* Raise profileme.Error for a negative library return value. */
-static void *pmpy_raise(int err, const char *what)
+/* The exception class for a (positive) library code or errno value. */
+static PyObject *pmpy_exc_class(int err)
+{
+	if (err > PM_ERR_FIRST && err < PM_ERR_LAST && pmpy_code_exc[err - PM_ERR_FIRST])
+		return pmpy_code_exc[err - PM_ERR_FIRST];
+	for (size_t i = 0; i < sizeof(pmpy_errno_exc) / sizeof(pmpy_errno_exc[0]); i++)
+		if (pmpy_errno_exc[i].exc && pmpy_errno_exc[i].err == err)
+			return pmpy_errno_exc[i].exc;
+	return pmpy_Error;
+}
+
+/* A new exception object (not raised) for a negative library return value. */
+static PyObject *pmpy_exc_new(int err, const char *what)
 {
 	const char *detail = pm_errmsg();
-	PyObject *exc;
 
 	if (err < 0)
 		err = -err;
+	if (detail && *detail)
+		return PyObject_CallFunction(pmpy_exc_class(err), "is", err, detail);
+	return PyObject_CallFunction(pmpy_exc_class(err), "iN", err,
+				     PyUnicode_FromFormat("%s: %s", what, pm_strerror(-err)));
+}
+
+/* Raise the profileme.Error subclass for a negative library return value. */
+static void *pmpy_raise(int err, const char *what)
+{
+	PyObject *exc;
+
 	if (PyErr_Occurred())
 		return NULL;
-	if (detail && *detail)
-		exc = PyObject_CallFunction(pmpy_Error, "is", err, detail);
-	else
-		exc = PyObject_CallFunction(pmpy_Error, "iN", err,
-					    PyUnicode_FromFormat("%s: %s", what, pm_strerror(-err)));
+	exc = pmpy_exc_new(err, what);
 	if (exc) {
-		PyErr_SetObject(pmpy_Error, exc);
+		PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
 		Py_DECREF(exc);
 	}
 	return NULL;
@@ -286,19 +432,19 @@ pm_file *pmpy_file_open(const char *path)
 pm_file *pmpy_file_open_fd(int fd)
 {
 	pm_file *f;
-	int err, dupfd = dup(fd);
+	int err;
 
-	if (dupfd < 0) {
-		PyErr_SetFromErrno(PyExc_OSError);
+	/* The caller owns @p fd (the Python package opens its own descriptor and
+	 * closes it after pmpy_file_close()): nothing here duplicates it. */
+	if (fd < 0) {
+		PyErr_SetString(PyExc_ValueError, "negative file descriptor");
 		return NULL;
 	}
 	Py_BEGIN_ALLOW_THREADS
-	err = pm_file_open_fd(&f, dupfd, NULL);
+	err = pm_file_open_fd(&f, fd, NULL);
 	Py_END_ALLOW_THREADS
-	if (err) {
-		close(dupfd);
+	if (err)
 		return pmpy_raise(err, "file descriptor");
-	}
 	return f;
 }
 
@@ -441,10 +587,32 @@ PyObject *pmpy_file_events(pm_file *f)
 	l = PyList_New(0);
 	for (size_t i = 0; l && i < pm_file_nr_attrs(f); i++) {
 		const struct pm_attr *a = pm_file_attr(f, i);
+		const char *name = pm_file_event_name(f, i);
 		PyObject *d = PyDict_New();
+		struct pm_sample_layout *lay = NULL;
+		PyObject *layout_error;
+		char buf[256];
 
+		/* as `profileme script` names them: EVENT_DESC / EVENT_UPDATE, else
+		 * the library's canonical string of the attr */
+		if (!name) {
+			if (!a || pm_attr_format(a, NULL, buf, sizeof(buf)) < 0)
+				snprintf(buf, sizeof(buf), "unknown-%zu", i);
+			name = buf;
+		}
+		/* an attr whose samples this library cannot lay out (unknown
+		 * sample_type / read_format bits): say why, once */
+		if (a && pm_sample_layout_new(&lay, a) < 0) {
+			layout_error = pmpy_str(pm_errmsg());
+		} else {
+			layout_error = Py_None;
+			Py_INCREF(Py_None);
+		}
+		pm_sample_layout_free(lay);
 		if (!d || pmpy_set(d, "index", PyLong_FromSize_t(i)) ||
-		    pmpy_set(d, "name", pmpy_str(pm_file_event_name(f, i))) ||
+		    pmpy_set(d, "name", pmpy_str(name)) ||
+		    pmpy_set(d, "named", PyBool_FromLong(pm_file_event_name(f, i) != NULL)) ||
+		    pmpy_set(d, "layout_error", layout_error) ||
 		    pmpy_set(d, "attr", a ? pmpy_attr_dict(a) : (Py_INCREF(Py_None), Py_None)) ||
 		    PyList_Append(l, d)) {
 			Py_XDECREF(d);
@@ -734,8 +902,13 @@ PyObject *pmpy_columns_schema(pm_columns *c)
 		PyObject *codes = Py_None, *t;
 		char dtype[8];
 
-		/* numpy dtype in host byte order */
+		/* numpy dtype in host byte order; flags as numpy bool (one byte, 0/1) */
 		snprintf(dtype, sizeof(dtype), "%s", dt[type]);
+		if (type == PM_COL_U8 && (!strcmp(name, "raw_ok") ||
+					  (fi >= 0 && i >= 12 && pm_raw_field_kind(dec, (size_t)fi) == PM_RAW_KIND_BOOL) ||
+					  (fi < 0 && i >= 12 && strlen(name) > 6 &&
+					   !strcmp(name + strlen(name) - 6, "_valid"))))
+			snprintf(dtype, sizeof(dtype), "?");
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 		if (dtype[0] == '<')
 			dtype[0] = '>';
@@ -1246,9 +1419,17 @@ PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offse
 	err = pm_columns_read_rows(c, view.buf, (size_t)row_size, offs, (size_t)no, (size_t)cap, &n);
 	Py_END_ALLOW_THREADS
 	PyBuffer_Release(&view);
-	if (err < 0 && n == 0)
-		return pmpy_raise(err, "reading samples");
-	return Py_BuildValue("(ni)", (Py_ssize_t)n, err);
+	if (err < 0)
+		/* the rows before the damage, and the error (not raised) */
+		return Py_BuildValue("(niN)", (Py_ssize_t)n, err, pmpy_exc_new(err, "reading samples"));
+	return Py_BuildValue("(niO)", (Py_ssize_t)n, err, Py_None);
+}
+
+PyObject *pmpy_columns_skipped(pm_columns *c)
+{
+	if (pmpy_check(c, "columns"))
+		return NULL;
+	return PyLong_FromUnsignedLongLong(pm_columns_skipped(c));
 }
 
 /* Callchains of the samples (of one attr index, or all when event < 0) as

@@ -55,6 +55,7 @@ void pmpy_columns_free(pm_columns *c);
 PyObject *pmpy_columns_schema(pm_columns *c);
 PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap);
 PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offsets, long row_size, long cap);
+PyObject *pmpy_columns_skipped(pm_columns *c);
 
 PyObject *pmpy_decode_raw(PyObject *data, const char *decoder);
 PyObject *pmpy_raw_decoders(void);

@@ -13,22 +13,93 @@ no Python object per sample.  ``records()`` is the detailed, slow path: one
 dict per record with every field.
 """
 
+import contextlib
 import io
 import os
+import stat
+import warnings
 
 import numpy as np
 
 from . import capi as _c
 from . import _capi as _ext
 
+# Exceptions: profileme.Error (an OSError: .errno is the errno value or the
+# library code, .strerror the library's message, .filename the recording) and
+# its subclasses by kind.  A failure with an errno that has a builtin OSError
+# subclass raises a class deriving from both profileme.Error and that builtin
+# (a missing file is a FileNotFoundError and a profileme.Error).
 Error = _ext.Error
 EventError = _ext.EventError
+FormatError = _ext.FormatError
+TruncatedError = _ext.TruncatedError
+CorruptError = _ext.CorruptError
+UnsupportedError = _ext.UnsupportedError
+VersionError = _ext.VersionError
+NoDecoderError = _ext.NoDecoderError
+NotProfileMeError = _ext.NotProfileMeError
+StructSizeError = _ext.StructSizeError
+
+# The library's error codes (include/profileme/common.h): Error.errno values.
+ERR_FORMAT = _ext.ERR_FORMAT                # 4001 FormatError
+ERR_TRUNCATED = _ext.ERR_TRUNCATED          # 4002 TruncatedError
+ERR_VERSION = _ext.ERR_VERSION              # 4003 VersionError
+ERR_SYNTAX = _ext.ERR_SYNTAX                # 4004 EventError
+ERR_NO_PMU = _ext.ERR_NO_PMU                # 4005 EventError
+ERR_UNKNOWN_TERM = _ext.ERR_UNKNOWN_TERM    # 4006 EventError
+ERR_RANGE = _ext.ERR_RANGE                  # 4007 EventError
+ERR_PROFILEME = _ext.ERR_PROFILEME          # 4008 EventError
+ERR_UNSUPPORTED = _ext.ERR_UNSUPPORTED      # 4009 UnsupportedError
+ERR_NO_DECODER = _ext.ERR_NO_DECODER        # 4010 NoDecoderError
+ERR_STRUCT_SIZE = _ext.ERR_STRUCT_SIZE      # 4011 StructSizeError
+ERR_NOT_PROFILEME = _ext.ERR_NOT_PROFILEME  # 4012 NotProfileMeError
+ERR_CORRUPT = _ext.ERR_CORRUPT              # 4013 CorruptError
+
+
+class DamageWarning(UserWarning):
+    """Samples were left out: a damaged recording read with ``partial=True``
+    (the rows before the damage are returned), or samples that could not be
+    parsed and were skipped.  The message says how many and why."""
+
 
 __version__, _version_number = _c.version()
 __all__ = [
-    "Error", "EventError", "PMU", "PerfData", "Session", "__version__", "decode_profileme",
-    "decode_raw", "encode", "library_version", "open", "pmus", "raw_decoders",
+    "CorruptError", "DamageWarning", "Error", "EventError", "FormatError", "NoDecoderError",
+    "NotProfileMeError", "PMU", "PerfData", "Session", "StructSizeError", "TruncatedError",
+    "UnsupportedError", "VersionError", "__version__", "decode_profileme", "decode_raw", "encode",
+    "library_version", "open", "pmus", "raw_decoders",
 ]
+
+
+def _renamed(exc, name):
+    """The same exception with the recording's name as .filename and the
+    library's generic "perf.data: " prefix dropped from the message."""
+    msg = exc.strerror if isinstance(exc.strerror, str) else str(exc)
+    for prefix in (name + ": ", "perf.data: "):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix):]
+    new = type(exc)(exc.errno, msg, name)
+    for k in ("position", "event"):
+        if hasattr(exc, k):
+            setattr(new, k, getattr(exc, k))
+    return new
+
+
+@contextlib.contextmanager
+def _named(name):
+    """Library errors raised inside name the recording."""
+    try:
+        yield
+    except Error as e:
+        if name is None or e.filename is not None:
+            raise
+        raise _renamed(e, name).with_traceback(e.__traceback__) from None
+
+
+def _no_nul(value, what):
+    if "\0" in value:
+        raise ValueError("%s contains a NUL character (at %d)" % (what, value.index("\0")))
+    return value
 
 
 def library_version():
@@ -43,7 +114,7 @@ def _opt_str(value, what):
         value = os.fspath(value)
     if not isinstance(value, str):
         raise TypeError("%s must be a string or None, not %s" % (what, type(value).__name__))
-    return value
+    return _no_nul(value, what)
 
 
 # ---------------------------------------------------------------- PMUs and events
@@ -83,6 +154,12 @@ def encode(event, sysfs=None):
     """
     if not isinstance(event, str):
         raise TypeError("event must be a string, not %s" % type(event).__name__)
+    if "\0" in event:
+        # the C string would end there: refuse rather than encode a prefix
+        e = EventError(ERR_SYNTAX, "a NUL character in the event string (at %d)" % event.index("\0"))
+        e.position = event.index("\0")
+        e.event = event
+        raise e
     res = _c.encode(event, _opt_str(sysfs, "sysfs"))
     return res[0] if len(res) == 1 else res
 
@@ -124,40 +201,169 @@ def _min_sample_size(attrs):
     return max(best or 16, 16)
 
 
+# Magic numbers of compressed files that are not perf.data (perf's own -z
+# compresses records inside a perf.data and is read as usual).
+_COMPRESSED = ((b"\x1f\x8b", "gzip", "gzip -d", "gzip.open(path)"),
+               (b"\x28\xb5\x2f\xfd", "zstd", "zstd -d", None),
+               (b"\xfd7zXZ\x00", "xz", "xz -d", "lzma.open(path)"),
+               (b"BZh", "bzip2", "bzip2 -d", "bz2.open(path)"))
+
+_BASE_COLUMNS = 12      # time .. raw_ok; decoded raw fields follow
+
+
+def _compressed_error(head, name):
+    for magic, kind, cmd, py in _COMPRESSED:
+        if head.startswith(magic):
+            how = "decompress it first (%s)" % cmd
+            if py:
+                how += " or pass profileme.open(%s)" % py
+            return FormatError(ERR_FORMAT, "a %s-compressed file, not a perf.data file: %s" %
+                               (kind, how), name)
+    return None
+
+
+def _real_file(obj):
+    """A binary file object whose fileno() is the data itself (not a
+    decompressing or otherwise transforming wrapper such as gzip.GzipFile)."""
+    if isinstance(obj, io.FileIO):
+        return True
+    if isinstance(obj, (io.BufferedReader, io.BufferedRandom)):
+        return isinstance(getattr(obj, "raw", None), io.FileIO)
+    return False
+
+
+def _memfd_from(source):
+    """A memory file holding the bytes of a bytes-like object or of a readable
+    binary file object (read to its end), positioned at 0."""
+    fd = os.memfd_create("profileme", getattr(os, "MFD_CLOEXEC", 1))
+    try:
+        def put(buf):
+            mv = memoryview(buf).cast("B")
+            while len(mv):
+                k = os.write(fd, mv)
+                mv = mv[k:]
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            put(source)
+        elif isinstance(source, io.BytesIO):
+            put(source.getbuffer())
+        else:
+            if getattr(source, "seekable", lambda: False)():
+                source.seek(0)
+            while True:
+                chunk = source.read(1 << 20)
+                if chunk is None:
+                    raise TypeError("the file object is non-blocking and has no data now")
+                if not isinstance(chunk, (bytes, bytearray, memoryview)):
+                    raise TypeError("expected a binary file object: read() returned %s"
+                                    % type(chunk).__name__)
+                if not chunk:
+                    break
+                put(chunk)
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 class PerfData:
     """A perf.data recording (file or pipe format, either byte order,
     compressed).  Use as a context manager; see profileme.open()."""
 
     def __init__(self, source):
         self._path = None
-        self._fh = None
+        self._fd = None           # the descriptor this object opened (and closes)
+        self._seekable = False
         self._file = None
         self._consumed = False
+        self._samples = None
+        self.name = None
         self.events = []
         self.features = {}
         self.decoder = None
         self.codes = {}
-        if isinstance(source, (str, bytes, os.PathLike)):
-            path = os.fsdecode(source)
-            self._path = path
-            self._file = _c.file_open(path)
-        elif hasattr(source, "fileno"):
+        if isinstance(source, (str, os.PathLike)):
+            path = os.fspath(source)
+            if isinstance(path, bytes):
+                path = os.fsdecode(path)
+            _no_nul(path, "path")
+            self._path = self.name = path
+            self._file = self._open_path(path)
+        else:
             if isinstance(source, io.TextIOBase):
                 raise TypeError("open the perf.data file in binary mode")
+            if isinstance(source, (bytes, bytearray, memoryview)):
+                self.name = "<%s of %d bytes>" % (type(source).__name__, memoryview(source).nbytes)
+                self._fd = _memfd_from(source)
+                self._seekable = True
+            elif _real_file(source) or (hasattr(source, "fileno") and not hasattr(source, "read")):
+                try:
+                    fd = source.fileno()
+                except (io.UnsupportedOperation, OSError, ValueError) as e:
+                    raise TypeError("expected a path or a readable binary file (%s)" % e) from None
+                if not isinstance(fd, int) or isinstance(fd, bool) or fd < 0:
+                    raise TypeError("fileno() did not return a file descriptor")
+                nm = getattr(source, "name", None)
+                self.name = nm if isinstance(nm, str) else "<fd %d>" % fd
+                self._seekable = stat.S_ISREG(os.fstat(fd).st_mode)
+                self._fd = os.dup(fd)
+            elif hasattr(source, "read"):
+                nm = getattr(source, "name", None)
+                self.name = nm if isinstance(nm, str) else "<%s>" % type(source).__name__
+                self._fd = _memfd_from(source)
+                self._seekable = True
+            else:
+                raise TypeError("expected a path, bytes or a readable binary file object, not %s"
+                                % type(source).__name__)
             try:
-                fd = source.fileno()
-            except (io.UnsupportedOperation, OSError, ValueError) as e:
-                raise TypeError("expected a path or a binary file with a file descriptor "
-                                "(%s)" % e) from None
-            if not isinstance(fd, int) or isinstance(fd, bool) or fd < 0:
-                raise TypeError("fileno() did not return a file descriptor")
-            self._fh = source
-            self._file = _c.file_open_fd(fd)
-        else:
-            raise TypeError("expected a path or a binary file, not %s" % type(source).__name__)
-        self.features = _c.file_features(self._file)
-        self.events = _c.file_events(self._file)
-        self._samples = None
+                self._file = self._open_fd()
+            except BaseException:
+                os.close(self._fd)
+                self._fd = None
+                raise
+        with _named(self.name):
+            self.features = _c.file_features(self._file)
+            self.events = _c.file_events(self._file)
+            # code names known before any sample is read (no record is consumed)
+            cols = _c.columns_new(self._file, -1, None)
+            try:
+                self._schema(cols)
+            finally:
+                _c.columns_free(cols)
+
+    def _open_path(self, path):
+        try:
+            with _named(path):
+                return _c.file_open(path)
+        except FormatError as e:
+            try:
+                with io.open(path, "rb") as fh:
+                    exc = _compressed_error(fh.read(8), path)
+            except OSError:
+                exc = None
+            if exc is not None:
+                raise exc from None
+            raise
+
+    def _open_fd(self):
+        """A pm_file on our descriptor; a regular file is read from offset 0
+        (the object's own position is left as it was)."""
+        fd = self._fd
+        pos = None
+        if self._seekable:
+            pos = os.lseek(fd, 0, os.SEEK_CUR)
+            os.lseek(fd, 0, os.SEEK_SET)
+        try:
+            with _named(self.name):
+                return _c.file_open_fd(fd)
+        except FormatError:
+            exc = _compressed_error(os.pread(fd, 8, 0), self.name) if self._seekable else None
+            if exc is not None:
+                raise exc from None
+            raise
+        finally:
+            if pos is not None:
+                os.lseek(fd, pos, os.SEEK_SET)
 
     # context manager
     def __enter__(self):
@@ -168,10 +374,14 @@ class PerfData:
         return False
 
     def close(self):
-        """Close the recording; later calls raise ValueError."""
+        """Close the recording and the descriptor it opened; later calls raise
+        ValueError.  The caller's file object stays open (close it too)."""
         if self._file is not None:
             _c.file_close(self._file)
             self._file = None
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
 
     def __del__(self):
         try:
@@ -185,24 +395,27 @@ class PerfData:
 
     def __repr__(self):
         return "<profileme.PerfData %s, %d events%s>" % (
-            self._path or "fd", len(self.events), ", closed" if self.closed else "")
+            self.name, len(self.events), ", closed" if self.closed else "")
 
     def _fresh(self):
-        """A pm_file positioned at the first record."""
+        """A pm_file positioned at the first record, and whether the caller
+        closes it."""
         if self._file is None:
             raise ValueError("I/O operation on a closed recording")
         if not self._consumed:
             self._consumed = True
             return self._file, False
-        if self._path is None:
-            raise ValueError("a recording read from a pipe can be read only once "
-                             "(samples() caches its result; call it first)")
-        return _c.file_open(self._path), True
+        if self._path is not None:
+            return self._open_path(self._path), True
+        if self._seekable:
+            return self._open_fd(), True
+        raise ValueError("a recording read from a pipe can be read only once "
+                         "(samples() caches its result; call it first)")
 
     def _event_index(self, event):
         if event is None:
             return -1
-        if isinstance(event, int):
+        if isinstance(event, int) and not isinstance(event, bool):
             if not 0 <= event < len(self.events):
                 raise ValueError("event index %d out of range" % event)
             return event
@@ -211,40 +424,73 @@ class PerfData:
                 return e["index"]
         raise ValueError("no event named %r (events: %s)" % (event, [e["name"] for e in self.events]))
 
-    def samples(self, fields=None, event=None):
+    @staticmethod
+    def _fields(fields):
+        if fields is None:
+            return None
+        if isinstance(fields, str):
+            return [fields]           # one field, not its letters
+        try:
+            fields = list(fields)
+        except TypeError:
+            raise TypeError("fields must be a column name or a list of names, not %s"
+                            % type(fields).__name__) from None
+        bad = [f for f in fields if not isinstance(f, str)]
+        if bad:
+            raise TypeError("fields must be column names (strings), not %r" % (bad[0],))
+        return fields
+
+    def samples(self, fields=None, event=None, partial=False):
         """All samples as a numpy structured array, one row per sample.
 
-        Columns: time, pid, tid, cpu, ip, period, addr, id, event (index into
-        .events), cpumode, callchain_nr, raw_ok, then -- for a ProfileMe or
-        IBS recording -- every decoded field (codes as small integers; their
-        names in ``.codes``).  ``fields`` selects columns; ``event`` (index
-        or name) selects one event's samples.
+        Columns (dtypes and units in docs/python.md): time, pid, tid, cpu,
+        ip, period, addr, id, event (index into .events), cpumode,
+        callchain_nr, raw_ok (bool), then -- for a ProfileMe or IBS
+        recording -- every decoded field (flags as bool, codes as small
+        integers whose names are in ``.codes``, numbers as uint64).  In a row
+        whose payload did not decode (``raw_ok`` False) the decoded columns
+        hold 0 and mean nothing: ``to_pandas()`` gives them as NA.
+
+        ``fields`` selects columns (a name or a list of names); ``event``
+        (index or name) selects one event's samples.  A damaged recording
+        raises the error (a profileme.Error subclass naming the file);
+        ``partial=True`` returns the rows before the damage instead, with a
+        DamageWarning.  Samples that could not be parsed are never dropped
+        without a DamageWarning saying how many; samples of an attr whose
+        layout this library does not know raise UnsupportedError (or, with
+        ``partial=True``, are left out with a DamageWarning).
         """
+        fields = self._fields(fields)
         key = (tuple(fields) if fields is not None else None, event)
         if self._samples is not None and self._samples[0] == key:
             return self._samples[1]
         ev = self._event_index(event)
         f, own = self._fresh()
         try:
-            cols = _c.columns_new(f, ev, None)
+            with _named(self.name):
+                cols = _c.columns_new(f, ev, None)
             try:
-                arr = self._read_columns(cols, fields)
+                arr = self._read_columns(cols, fields, ev, partial)
             finally:
                 _c.columns_free(cols)
         finally:
             if own:
                 _c.file_close(f)
-        if self._path is None:
+        if self._path is None and not self._seekable:
             self._samples = (key, arr)
         return arr
 
-    def _read_columns(self, cols, fields):
+    def _schema(self, cols):
         schema, decoder = _c.columns_schema(cols)
         self.decoder = decoder
         self.codes = {name: codes for name, _, codes in schema if codes}
+        self._decoded = [s[0] for s in schema[_BASE_COLUMNS:]]
+        return schema
+
+    def _read_columns(self, cols, fields, ev, partial):
+        schema = self._schema(cols)
         names = [s[0] for s in schema]
         if fields is not None:
-            fields = list(fields)
             unknown = [f for f in fields if f not in names]
             if unknown:
                 raise ValueError("unknown fields %s (available: %s)" % (unknown, names))
@@ -259,6 +505,7 @@ class PerfData:
         arr = np.empty(cap, dtype=dtype)
         n = 0
         row = max(dtype.itemsize, 1)
+        damage = None
         if dtype.itemsize == 0:
             # no columns wanted: still count rows through a 1-byte scratch row
             scratch = np.empty(cap, dtype=np.uint8)
@@ -268,52 +515,109 @@ class PerfData:
                 if dtype.itemsize == 0:
                     scratch = np.empty(len(arr), dtype=np.uint8)
             target = arr[n:] if dtype.itemsize else scratch[n:]
-            got, err = _c.columns_read_rows(cols, target, offsets if dtype.itemsize else [None] * len(names),
-                                            row, len(arr) - n)
+            got, err, exc = _c.columns_read_rows(cols, target, offsets if dtype.itemsize else
+                                                 [None] * len(names), row, len(arr) - n)
             n += got
-            if err < 0:
-                # rows before the damage are kept; the next read raises
-                continue
+            if exc is not None:
+                damage = exc
+                break
             if n < len(arr):
                 break
         arr.resize(n, refcheck=False)
+        skipped = _c.columns_skipped(cols)
+        bad_layout = [e for e in self.events if e.get("layout_error") and ev in (-1, e["index"])]
+        if damage is not None:
+            exc = _renamed(damage, self.name) if damage.filename is None else damage
+            if not partial:
+                raise type(exc)(exc.errno, "%s (%d samples were read before it: "
+                                "samples(partial=True) returns them)" % (exc.strerror, n),
+                                exc.filename)
+            warnings.warn(DamageWarning("%s: %s: returning the %d samples before the damage"
+                                        % (self.name, exc.strerror, n)), stacklevel=3)
+        if skipped and bad_layout:
+            what = "; ".join("event %d (%s): %s" % (e["index"], e["name"], e["layout_error"])
+                             for e in bad_layout)
+            msg = "%d samples cannot be read: %s" % (skipped, what)
+            if not partial:
+                raise UnsupportedError(ERR_UNSUPPORTED, msg, self.name)
+            warnings.warn(DamageWarning("%s: %s: left out" % (self.name, msg)), stacklevel=3)
+        elif skipped:
+            warnings.warn(DamageWarning("%s: %d samples could not be parsed and are left out"
+                                        % (self.name, skipped)), stacklevel=3)
         return arr
 
-    def to_pandas(self, fields=None, event=None):
-        """The samples as a pandas DataFrame: code columns become
-        categoricals, ``event`` becomes the event name."""
+    def to_pandas(self, fields=None, event=None, partial=False):
+        """The samples as a pandas DataFrame (columns as ``samples()``, dtypes
+        in docs/python.md): ``event`` is a categorical of the event names,
+        code columns are categoricals of their names, flags are bool, and the
+        decoded columns of a row whose payload did not decode (``raw_ok``
+        False), or that the hardware marked invalid (IBS ``<field>_valid``
+        False), are NA (pandas nullable dtypes: boolean, UInt64, categorical
+        NaN).  ``callchain_nr`` is uint64 so that sums cannot wrap."""
         import pandas as pd
-        arr = self.samples(fields=fields, event=event)
+        fields = self._fields(fields)
+        get = fields
+        if fields is not None:
+            # the masks need raw_ok and the _valid flags of the fields asked for
+            extra = ["raw_ok"] + [f + "_valid" for f in fields]
+            get = fields + [x for x in extra if x not in fields and x in self._all_names()]
+        arr = self.samples(fields=get, event=event, partial=partial)
+        names = arr.dtype.names
+        decoded = set(self._decoded)
+        bad = ~arr["raw_ok"] if "raw_ok" in names and decoded & set(names) else None
         data = {}
-        for name in arr.dtype.names:
+        for name in names:
+            if fields is not None and name not in fields:
+                continue
             col = arr[name]
+            mask = None
+            if name in decoded and bad is not None:
+                mask = bad
+                if not name.endswith("_valid") and name + "_valid" in names:
+                    mask = bad | ~arr[name + "_valid"]
             if name == "event":
                 cats = [e["name"] for e in self.events]
                 codes = col.astype(np.int64)
                 codes[(codes < 0) | (codes >= len(cats))] = -1
-                data[name] = pd.Categorical.from_codes(codes, categories=cats) if cats else col
-            elif name in getattr(self, "codes", {}):
+                data[name] = pd.Categorical.from_codes(codes, categories=_unique_names(cats))
+            elif name in self.codes:
                 cats = self.codes[name]
                 codes = col.astype(np.int64)
                 codes[codes >= len(cats)] = -1
+                if mask is not None:
+                    codes[mask] = -1
                 data[name] = pd.Categorical.from_codes(codes, categories=cats)
+            elif col.dtype == np.bool_:
+                data[name] = col if mask is None else pd.arrays.BooleanArray(col.copy(), mask.copy())
+            elif name == "callchain_nr":
+                data[name] = col.astype(np.uint64)
+            elif mask is not None:
+                data[name] = pd.arrays.IntegerArray(np.ascontiguousarray(col), mask.copy())
             else:
                 data[name] = col
         return pd.DataFrame(data, copy=False)
 
+    def _all_names(self):
+        return ["time", "pid", "tid", "cpu", "ip", "period", "addr", "id", "event", "cpumode",
+                "callchain_nr", "raw_ok"] + list(self._decoded)
+
     def records(self):
         """Every record, in time order, as a dict with every decoded field
         (samples: ip, pid, tid, time, cpu, period, addr, callchain, raw and
-        the decoded payload under the decoder name "alpha_profileme"/"ibs_op"/"ibs_fetch",
-        as in ``profileme script --json``; others:
-        their fields and "bytes").  The detailed, slow path."""
+        the decoded payload under the decoder's key -- "profileme" for Alpha
+        ProfileMe, "ibs_op" / "ibs_fetch" for AMD IBS -- as in
+        ``profileme script --json``, or "raw_error" when the payload does
+        not decode; other records: their fields and "bytes").  The detailed,
+        slow path."""
         f, own = self._fresh()
-        ctx = _c.raw_ctx_from_file(f)
+        with _named(self.name):
+            ctx = _c.raw_ctx_from_file(f)
         try:
             while True:
                 if not own and self._file is None:
                     raise ValueError("I/O operation on a closed recording")
-                r = _c.file_next(f, ctx)
+                with _named(self.name):
+                    r = _c.file_next(f, ctx)
                 if r is None:
                     return
                 yield r
@@ -331,18 +635,20 @@ class PerfData:
         ev = self._event_index(event)
         f, own = self._fresh()
         try:
-            ips, offs = _c.file_callchains(f, ev)
+            with _named(self.name):
+                ips, offs = _c.file_callchains(f, ev)
         finally:
             if own:
                 _c.file_close(f)
         return (np.frombuffer(ips, dtype=np.uint64).copy(),
                 np.frombuffer(offs, dtype=np.int64).copy())
 
-
     def symbolize(self, samples=None):
         """Symbols of the samples' ips: a tuple (sym, dso, offset) of numpy
         arrays (object, object, uint64), one entry per row of ``samples``
-        (default: ``self.samples()``; needs its pid, ip and cpumode columns).
+        (default: ``self.samples()``; a numpy structured array from
+        ``samples()`` with its pid, ip and cpumode columns: a DataFrame
+        raises TypeError, missing columns ValueError).
 
         Uses the recording's MMAP/MMAP2 records and the ELF files they name,
         and kallsyms for kernel addresses (through libprofileme's symbol
@@ -350,6 +656,7 @@ class PerfData:
         by design: the maps are those at the end of the recording."""
         if samples is None:
             samples = self.samples()
+        _check_samples(samples, "symbolize()")
         missing = [k for k in ("pid", "ip", "cpumode") if k not in (samples.dtype.names or ())]
         if missing:
             raise ValueError("symbolize() needs the columns %s" % missing)
@@ -360,8 +667,10 @@ class PerfData:
         uniq, inverse = np.unique(keys, return_inverse=True)
         f, own = self._fresh()
         try:
-            res = _c.symbolize(f, np.ascontiguousarray(uniq["pid"]), np.ascontiguousarray(uniq["ip"]),
-                               np.ascontiguousarray(uniq["cpumode"]))
+            with _named(self.name):
+                res = _c.symbolize(f, np.ascontiguousarray(uniq["pid"]),
+                                   np.ascontiguousarray(uniq["ip"]),
+                                   np.ascontiguousarray(uniq["cpumode"]))
         finally:
             if own:
                 _c.file_close(f)
@@ -370,23 +679,63 @@ class PerfData:
         off = np.array([r[2] for r in res], dtype=np.uint64)
         return sym[inverse], dso[inverse], off[inverse]
 
-    def hotspots(self, top=20, samples=None):
-        """A hot-spot table (pandas DataFrame): samples per symbol and DSO,
-        with their share, most sampled first."""
+    def hotspots(self, top=20, samples=None, weight="period"):
+        """A hot-spot table (pandas DataFrame), one row per symbol and DSO:
+        ``overhead`` (percent of the total period, what ``perf report``
+        shows as Overhead), ``samples``, ``samples_percent`` (percent of the
+        samples) and ``period`` (the sum of the periods).  Sorted by
+        overhead (``weight="period"``, perf's default) or by sample count
+        (``weight="samples"``); the ``top`` first rows.  ``samples`` is an
+        array from ``samples()`` with pid, ip, cpumode and period."""
         import pandas as pd
+        if weight not in ("period", "samples"):
+            raise ValueError("weight must be 'period' or 'samples', not %r" % (weight,))
         if samples is None:
             samples = self.samples(fields=["pid", "ip", "cpumode", "period"])
+        _check_samples(samples, "hotspots()")
+        if "period" not in samples.dtype.names:
+            raise ValueError("hotspots() needs the column 'period'")
         sym, dso, _ = self.symbolize(samples)
-        df = pd.DataFrame({"symbol": sym, "dso": dso, "period": samples["period"]})
+        period = samples["period"].astype(np.uint64)
+        df = pd.DataFrame({"symbol": sym, "dso": dso, "period": period})
         t = df.groupby(["symbol", "dso"], sort=False).agg(samples=("period", "size"),
                                                           period=("period", "sum"))
-        t["percent"] = 100.0 * t["samples"] / max(len(df), 1)
-        return t.sort_values("samples", ascending=False).head(top).reset_index()
+        total = float(period.sum())
+        t["overhead"] = 100.0 * t["period"].astype(np.float64) / (total or 1.0)
+        t["samples_percent"] = 100.0 * t["samples"] / max(len(df), 1)
+        key = ["overhead", "samples"] if weight == "period" else ["samples", "overhead"]
+        t = t.sort_values(key, ascending=False, kind="stable").head(top).reset_index()
+        return t[["symbol", "dso", "overhead", "samples", "samples_percent", "period"]]
+
+
+def _check_samples(samples, what):
+    if not isinstance(samples, np.ndarray) or samples.dtype.names is None:
+        raise TypeError("%s expects the numpy structured array of samples(), not %s "
+                        "(for a DataFrame df use df.to_records(index=False))"
+                        % (what, type(samples).__name__))
+
+
+def _unique_names(names):
+    """Category names for the event column: duplicates get a #index suffix."""
+    seen = {}
+    out = []
+    for i, n in enumerate(names):
+        if n in seen:
+            n = "%s#%d" % (n, i)
+        seen[n] = i
+        out.append(n)
+    return out
 
 
 def open(source):
-    """Open a perf.data recording: a path, or a binary file object (a pipe
-    such as sys.stdin.buffer works: perf's pipe format)."""
+    """Open a perf.data recording: a path (str or os.PathLike), the
+    recording's contents (bytes, bytearray, memoryview, io.BytesIO), or a
+    readable binary file object.  A real file is read from offset 0 whatever
+    its position; a pipe (such as sys.stdin.buffer) is read as it comes
+    (perf's pipe format) and only once; another readable object (a
+    gzip.GzipFile, ...) is read to its end into memory first.  The recording
+    opens its own descriptor and closes it in close(); the caller's file
+    object is left open."""
     return PerfData(source)
 
 
@@ -411,6 +760,16 @@ class Session:
         self._chunks = []
         if isinstance(events, str):
             events = [events]
+        events = list(events)
+        for ev in events:
+            if not isinstance(ev, str):
+                raise TypeError("events must be event strings, not %s" % type(ev).__name__)
+            if "\0" in ev:
+                e = EventError(ERR_SYNTAX, "a NUL character in the event string (at %d)"
+                               % ev.index("\0"))
+                e.position = ev.index("\0")
+                e.event = ev
+                raise e
         for name, v in (("period", period), ("freq", freq), ("pid", pid)):
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
                 raise ValueError("%s must be a non-negative integer" % name)
@@ -421,7 +780,7 @@ class Session:
         if command is not None:
             if isinstance(command, str):
                 raise TypeError("command must be a list of strings")
-            command = [os.fspath(a) for a in command]
+            command = [_no_nul(os.fsdecode(os.fspath(a)), "command argument") for a in command]
         self._s = _c.session_new(list(events), period or 0, freq or 0, command, pid or 0,
                                  _opt_str(cpus, "cpus"), _opt_str(sysfs, "sysfs"))
         self.events = list(events)
