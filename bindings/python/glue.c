@@ -593,8 +593,8 @@ PyObject *pmpy_file_events(pm_file *f)
 		PyObject *layout_error;
 		char buf[256];
 
-		/* as `profileme script` names them: EVENT_DESC / EVENT_UPDATE, else
-		 * the library's canonical string of the attr */
+		/* the library's name (EVENT_DESC / EVENT_UPDATE, else its canonical
+		 * string of the attr, as `profileme script` shows) */
 		if (!name) {
 			if (!a || pm_attr_format(a, NULL, buf, sizeof(buf)) < 0)
 				snprintf(buf, sizeof(buf), "unknown-%zu", i);
@@ -611,7 +611,6 @@ PyObject *pmpy_file_events(pm_file *f)
 		pm_sample_layout_free(lay);
 		if (!d || pmpy_set(d, "index", PyLong_FromSize_t(i)) ||
 		    pmpy_set(d, "name", pmpy_str(name)) ||
-		    pmpy_set(d, "named", PyBool_FromLong(pm_file_event_name(f, i) != NULL)) ||
 		    pmpy_set(d, "layout_error", layout_error) ||
 		    pmpy_set(d, "attr", a ? pmpy_attr_dict(a) : (Py_INCREF(Py_None), Py_None)) ||
 		    PyList_Append(l, d)) {

@@ -385,7 +385,7 @@ def test_to_pandas_without_event_desc(tmp_path, which, request):
     open(p, "wb").write(strip_feature(open(src, "rb").read(), 12))   # HEADER_EVENT_DESC
     want = script_json(p)
     with profileme.open(p) as r:
-        assert r.events[0]["named"] is False
+        assert r.events[0]["name"]
         df = r.to_pandas()
     assert len(df) == len(want) > 0
     assert list(df["event"].astype(str)) == [j["event"] for j in want]
