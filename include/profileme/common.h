@@ -30,6 +30,23 @@
 # endif
 #endif
 
+/**
+ * @brief End offset of @p member in @p type: the smallest `sz` that holds it.
+ *
+ * Size-versioned structs (first member `size_t sz`, set by the caller) each
+ * have a frozen minimum `PM_<STRUCT>_SZ_V1` written with this macro: the
+ * library of every later release accepts any `sz` of at least that value.
+ * See docs/conventions.md, "Sized structs".
+ */
+#define PM_OFFSETOFEND(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+
+/**
+ * @brief Largest `sz` any size-versioned struct may declare (64 KiB).  A
+ *        larger `sz` (typically an uninitialised one) is refused with
+ *        -PM_ERR_STRUCT_SIZE and nothing is read or written through it.
+ */
+#define PM_STRUCT_SZ_MAX ((size_t)65536)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

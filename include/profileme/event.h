@@ -105,6 +105,9 @@ struct pm_event_error {
 	size_t position;    /**< Byte offset in the event string where the problem is. */
 	char message[256];  /**< Readable message, NUL-terminated. */
 };
+/** Frozen minimum @c sz of struct pm_event_error (0.1: the whole 0.1 struct (message included)); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_EVENT_ERROR_SZ_V1 PM_OFFSETOFEND(struct pm_event_error, message)
 
 /** @brief Bits of pm_event_flags(). */
 enum pm_event_flag {

@@ -59,6 +59,9 @@ struct pm_columns_opts {
 	const char *decoder; /**< Force a raw decoder by name; NULL: chosen from the file. */
 	int no_raw;          /**< 1: no decoded raw columns at all. */
 };
+/** Frozen minimum @c sz of struct pm_columns_opts (0.1: the members up to @c event); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_COLUMNS_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_columns_opts, event)
 
 /**
  * @brief **pm_columns_new()** prepares columnar reading of a file's samples.

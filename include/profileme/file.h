@@ -95,6 +95,9 @@ struct pm_file_opts {
 	size_t reorder_max_bytes; /**< Bound of the time-sorting buffer; 0: 64 MiB. */
 	int keep_compressed;      /**< 1: also hand out each COMPRESSED record (before the records it holds). */
 };
+/** Frozen minimum @c sz of struct pm_file_opts (0.1: the members up to @c raw_order); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_FILE_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_file_opts, raw_order)
 
 /**
  * @brief What the file header says.  Size-versioned: set @c sz to
@@ -114,6 +117,9 @@ struct pm_file_info {
 	uint64_t features[4];   /**< Feature bitmap: bit n of word n/64 set when feature n is present. */
 	uint64_t file_size;     /**< Size of a regular file; 0 for a pipe. */
 };
+/** Frozen minimum @c sz of struct pm_file_info (0.1: the members up to @c big_endian); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_FILE_INFO_SZ_V1 PM_OFFSETOFEND(struct pm_file_info, big_endian)
 
 /**
  * @brief One record handed out by pm_file_next().  Size-versioned: set @c sz
@@ -135,6 +141,9 @@ struct pm_file_record {
 	int from_compressed;   /**< 1 if the record was decompressed from a COMPRESSED record. */
 	int big_endian;        /**< Byte order of @c data (the file's). */
 };
+/** Frozen minimum @c sz of struct pm_file_record (0.1: the members up to @c offset); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_FILE_RECORD_SZ_V1 PM_OFFSETOFEND(struct pm_file_record, offset)
 
 /**
  * @brief One sample as a fixed-layout row for bulk consumers (numpy columns).

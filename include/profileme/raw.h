@@ -139,6 +139,9 @@ struct pm_profileme_sample {
 	const uint8_t *extra; /**< Bytes past the v1 fields in a newer payload (points into the payload), or NULL. */
 	size_t extra_len;     /**< Length of @c extra. */
 };
+/** Frozen minimum @c sz of struct pm_profileme_sample (0.1: the members up to @c pmpc); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_PROFILEME_SAMPLE_SZ_V1 PM_OFFSETOFEND(struct pm_profileme_sample, pmpc)
 
 /**
  * @brief **pm_profileme_decode()** decodes an Alpha ProfileMe payload.
@@ -153,7 +156,8 @@ struct pm_profileme_sample {
  * @return 0; -PM_ERR_NOT_PROFILEME when the payload is shorter than
  *         PM_PROFILEME_V1_SIZE or its version is 0 (pm_errmsg() says
  *         which); -EINVAL when @p payload or @p out is NULL;
- *         -PM_ERR_STRUCT_SIZE when `out->sz` is too small.
+ *         -PM_ERR_STRUCT_SIZE when `out->sz` is below
+ *         #PM_PROFILEME_SAMPLE_SZ_V1, absurd, or larger with a non-zero tail.
  * @since 0.1
  */
 PM_API int pm_profileme_decode(const void *payload, size_t len, struct pm_profileme_sample *out);
@@ -229,6 +233,9 @@ struct pm_profileme_attribution {
 	uint64_t pc;        /**< The profiled PC (PMPC with bits 1:0 cleared). */
 	uint64_t ip;        /**< The sample ip, as given. */
 };
+/** Frozen minimum @c sz of struct pm_profileme_attribution (0.1: the members up to
+ *  @c addr); accepted by every later release.  See PM_OFFSETOFEND(). */
+#define PM_PROFILEME_ATTRIBUTION_SZ_V1 PM_OFFSETOFEND(struct pm_profileme_attribution, addr)
 
 /**
  * @brief **pm_profileme_attribute()** applies the kernel's attribution rule
@@ -301,6 +308,9 @@ struct pm_raw_value {
 	int present;         /**< 1 if the field is present; 0 if the hardware marked it invalid, or the payload lacks it. */
 	int kind;            /**< ::pm_raw_kind of the field. */
 };
+/** Frozen minimum @c sz of struct pm_raw_value (0.1: the members up to @c u); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_RAW_VALUE_SZ_V1 PM_OFFSETOFEND(struct pm_raw_value, u)
 
 /** @brief **pm_raw_decoder_count()**: number of registered decoders. @since 0.1 */
 PM_API size_t pm_raw_decoder_count(void);
@@ -533,6 +543,9 @@ struct pm_ibs_attribution {
 	uint64_t tagged;    /**< IbsOpRip / IbsFetchLinAd when present, else 0. */
 	uint64_t ip;        /**< The sample ip, as given. */
 };
+/** Frozen minimum @c sz of struct pm_ibs_attribution (0.1: the members up to
+ *  @c addr); accepted by every later release.  See PM_OFFSETOFEND(). */
+#define PM_IBS_ATTRIBUTION_SZ_V1 PM_OFFSETOFEND(struct pm_ibs_attribution, addr)
 
 /**
  * @brief **pm_ibs_attribute()** decodes an IBS payload just enough to say

@@ -349,6 +349,9 @@ struct pm_read_value {
 	uint64_t id;    /**< With PM_FORMAT_ID, else 0. */
 	uint64_t lost;  /**< With PM_FORMAT_LOST, else 0. */
 };
+/** Frozen minimum @c sz of struct pm_read_value (0.1: the members up to @c value); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_READ_VALUE_SZ_V1 PM_OFFSETOFEND(struct pm_read_value, value)
 
 /** @brief PERF_SAMPLE_CALLCHAIN: `nr` u64 entries at `ips` (recorded byte order). */
 struct pm_callchain {
@@ -389,6 +392,9 @@ struct pm_branch_entry {
 	uint8_t priv;      /**< Privilege level (PERF_BR_PRIV_*). */
 	uint64_t counter;  /**< With PM_BRANCH_COUNTERS, else 0. */
 };
+/** Frozen minimum @c sz of struct pm_branch_entry (0.1: the members up to @c flags); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_BRANCH_ENTRY_SZ_V1 PM_OFFSETOFEND(struct pm_branch_entry, flags)
 
 /** @brief PERF_SAMPLE_REGS_USER / PERF_SAMPLE_REGS_INTR. */
 struct pm_regs {
@@ -453,12 +459,15 @@ struct pm_sample {
 	uint64_t code_page_size; /**< CODE_PAGE_SIZE. */
 	struct pm_aux_sample aux; /**< AUX (last in the record). */
 };
+/** Frozen minimum @c sz of struct pm_sample (0.1: the members up to @c period); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_SAMPLE_SZ_V1 PM_OFFSETOFEND(struct pm_sample, period)
 
 /**
  * @brief **pm_sample_parse()** decodes a whole PERF_RECORD_SAMPLE.
  *
  * @param[out] out     the sample; `out->sz` set by the caller (at least
- *                     offsetof(struct pm_sample, read)); nothing past it is written
+ *                     #PM_SAMPLE_SZ_V1); nothing past it is written
  * @param layout       the layout of the record's attr
  * @param rec          the record, header included (any alignment)
  * @param len          bytes available at @p rec (may be more than the record)
@@ -558,6 +567,9 @@ struct pm_data_src {
 	uint32_t blk;      /**< PERF_MEM_BLK_* (3 bits). */
 	uint32_t hops;     /**< PERF_MEM_HOPS_* (3 bits). */
 };
+/** Frozen minimum @c sz of struct pm_data_src (0.1: the members up to @c mem_op); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_DATA_SRC_SZ_V1 PM_OFFSETOFEND(struct pm_data_src, mem_op)
 
 /**
  * @brief **pm_data_src_decode()** splits a data_src value (pm_sample::data_src,
@@ -743,6 +755,9 @@ struct pm_id_index_entry {
 	uint64_t id, idx, cpu, tid;
 	uint64_t machine_pid, vcpu; /**< 0 when the record has no second table. */
 };
+/** Frozen minimum @c sz of struct pm_id_index_entry (0.1: the members up to @c id); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_ID_INDEX_ENTRY_SZ_V1 PM_OFFSETOFEND(struct pm_id_index_entry, id)
 
 /** @brief AUXTRACE_INFO. */
 struct pm_record_auxtrace_info {
@@ -894,6 +909,9 @@ struct pm_record {
 	struct pm_record_feature feature;           /**< HEADER_FEATURE. */
 	struct pm_record_compressed compressed;     /**< COMPRESSED, COMPRESSED2. */
 };
+/** Frozen minimum @c sz of struct pm_record (0.1: the members up to @c body_size); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_RECORD_SZ_V1 PM_OFFSETOFEND(struct pm_record, body_size)
 
 /**
  * @brief **pm_record_parse()** decodes any record.
@@ -902,7 +920,7 @@ struct pm_record {
  * layout's attr has PM_ATTR_SAMPLE_ID_ALL; it is parsed into `sample_id`
  * and excluded from the body.  Strings are bounded by the record.
  * @param[out] out     the record; `out->sz` set by the caller (at least
- *                     offsetof(struct pm_record, sample_id))
+ *                     #PM_RECORD_SZ_V1)
  * @param layout       layout of the record's attr (trailer, READ format), or
  *                     NULL: no trailer is parsed and READ values are not decoded
  * @param rec          the record, header included (any alignment)

@@ -62,6 +62,9 @@ struct pm_ring_stats {
 	uint64_t unthrottles;     /**< PERF_RECORD_UNTHROTTLE records. */
 	uint64_t overruns;        /**< Overwrite rings: times the ring had wrapped over unread data. */
 };
+/** Frozen minimum @c sz of struct pm_ring_stats (0.1: the members up to @c records); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_RING_STATS_SZ_V1 PM_OFFSETOFEND(struct pm_ring_stats, records)
 
 /** @brief Flags of pm_ring_attach_memory(). */
 enum pm_ring_flag {
@@ -199,6 +202,9 @@ struct pm_evlist_opts {
 	unsigned mmap_pages;    /**< Data pages per ring, a power of two; 0: 512 KiB worth. */
 	uint32_t wakeup_bytes;  /**< poll() wakes when this much is in a ring; 0: a quarter of it. */
 };
+/** Frozen minimum @c sz of struct pm_evlist_opts (0.1: the whole 0.1 struct); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_EVLIST_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_evlist_opts, wakeup_bytes)
 
 /**
  * @brief **pm_evlist_new()** creates an empty event list.
@@ -345,6 +351,9 @@ struct pm_count {
 	double scaled;      /**< value * enabled / running (multiplexing estimate); 0 if never ran. */
 	int multiplexed;    /**< 1 if running < enabled (by more than 1%), -1 if it never ran, else 0. */
 };
+/** Frozen minimum @c sz of struct pm_count (0.1: the members up to @c id); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_COUNT_SZ_V1 PM_OFFSETOFEND(struct pm_count, id)
 
 /**
  * @brief **pm_evlist_read_count()** read()s an event's fds and decodes the

@@ -60,6 +60,9 @@ struct pm_sym_opts {
 	uint32_t flags;        /**< PM_SYM_OPT_* bits. */
 	uint32_t reserved;     /**< Zero. */
 };
+/** Frozen minimum @c sz of struct pm_sym_opts (0.1: the whole 0.1 struct); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_SYM_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_sym_opts, reserved)
 
 /** @name pm_sym_result.flags
  *  @{ */
@@ -91,6 +94,9 @@ struct pm_sym_result {
 	uint32_t flags;     /**< PM_SYM_KERNEL / PM_SYM_UNKNOWN / PM_SYM_NO_MAP. */
 	uint32_t reserved;  /**< Zero. */
 };
+/** Frozen minimum @c sz of struct pm_sym_result (0.1: the whole 0.1 struct); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_SYM_RESULT_SZ_V1 PM_OFFSETOFEND(struct pm_sym_result, reserved)
 
 /**
  * @brief One definition found by pm_sym_find(); size-versioned (set @c sz).
@@ -104,6 +110,9 @@ struct pm_sym_def {
 	uint32_t flags;    /**< PM_SYM_KERNEL for kernel symbols. */
 	uint32_t reserved; /**< Zero. */
 };
+/** Frozen minimum @c sz of struct pm_sym_def (0.1: the whole 0.1 struct); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_SYM_DEF_SZ_V1 PM_OFFSETOFEND(struct pm_sym_def, reserved)
 
 /** @name pm_sym_lookup() flags: what the caller knows of the address
  *  (from the sample's cpumode).  0: user maps first, then the kernel.
@@ -135,6 +144,9 @@ struct pm_sym_diag {
 	int32_t code;        /**< A ::pm_sym_diag_code. */
 	int32_t err;         /**< The underlying error (negative errno or -PM_ERR_*), 0 for information. */
 };
+/** Frozen minimum @c sz of struct pm_sym_diag (0.1: the whole 0.1 struct); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_SYM_DIAG_SZ_V1 PM_OFFSETOFEND(struct pm_sym_diag, err)
 
 /** @brief Kernel symbol states returned by pm_sym_kernel_status(). */
 enum pm_sym_kernel_state {

@@ -59,6 +59,9 @@ struct pm_writer_opts {
 	 *  before this field pass a smaller @c sz and get the default. @since 0.1 */
 	const char *tracefs;
 };
+/** Frozen minimum @c sz of struct pm_writer_opts (0.1: the members up to @c buffer_bytes); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_WRITER_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_writer_opts, buffer_bytes)
 
 /**
  * @brief **pm_writer_open()** creates a perf.data file.

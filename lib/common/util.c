@@ -24,6 +24,12 @@ int pm__struct_check(const void *p, size_t given, size_t min, size_t known, cons
 	if (given < min)
 		return pm__err(PM_ERR_STRUCT_SIZE, "%s: size %zu is smaller than the minimum %zu",
 			       what, given, min);
+	/* An absurd size (an uninitialised sz, a pointer): not even the tail is
+	 * read, so nothing past a stack struct is touched. */
+	if (given > PM_STRUCT_SZ_MAX)
+		return pm__err(PM_ERR_STRUCT_SIZE,
+			       "%s: size %zu is larger than any struct (%zu): sz not set?", what,
+			       given, (size_t)PM_STRUCT_SZ_MAX);
 	if (given > known && !pm__tail_is_zero(p, known, given))
 		return pm__err(PM_ERR_STRUCT_SIZE,
 			       "%s: size %zu has non-zero fields this library (knows %zu bytes) cannot honour",
@@ -31,16 +37,24 @@ int pm__struct_check(const void *p, size_t given, size_t min, size_t known, cons
 	return 0;
 }
 
-void pm__struct_copy_out(void *dst, size_t dst_sz, const void *src, size_t src_sz)
+void pm__opts_copy_in(void *dst, size_t dst_sz, const void *src, size_t src_sz)
 {
-	/* The size member is the first member, and stays the caller's. */
 	size_t skip = sizeof(size_t);
 	size_t n = PM_MIN(dst_sz, src_sz);
 
 	if (n > skip)
 		memcpy((char *)dst + skip, (const char *)src + skip, n - skip);
-	if (dst_sz > src_sz)
-		memset((char *)dst + src_sz, 0, dst_sz - src_sz);
+}
+
+void pm__struct_copy_out(void *dst, size_t dst_sz, const void *src, size_t src_sz)
+{
+	/* The size member is the first member, and stays the caller's.  Past
+	 * src_sz the caller's bytes are its own (validated zero): not written. */
+	size_t skip = sizeof(size_t);
+	size_t n = PM_MIN(dst_sz, src_sz);
+
+	if (n > skip)
+		memcpy((char *)dst + skip, (const char *)src + skip, n - skip);
 }
 
 void *pm__calloc(size_t n, size_t size)

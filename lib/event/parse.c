@@ -1376,8 +1376,7 @@ int pm_event_parse_opts(pm_event_list **out, const pm_pmu_list *pmus, const char
 	int rc;
 
 	if (err) {
-		rc = pm__struct_check(err, err->sz, sizeof(*err), sizeof(*err),
-				      "struct pm_event_error");
+		rc = PM__SZ_VALID(err, pm_event_error, PM_EVENT_ERROR_SZ_V1);
 		if (rc)
 			return rc;
 	}

@@ -158,13 +158,11 @@ int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *o
 		*out = NULL;
 	if (!out || !f)
 		return pm__err(EINVAL, "pm_columns_new: NULL argument");
-	err = pm__struct_check(opts, opts ? opts->sz : 0, offsetof(struct pm_columns_opts, decoder),
-			       sizeof(o), "struct pm_columns_opts");
+	err = PM__SZ_VALID(opts, pm_columns_opts, PM_COLUMNS_OPTS_SZ_V1);
 	if (err)
 		return err;
 	if (opts)
-		memcpy(&o, opts, PM_MIN(opts->sz, sizeof(o)));
-	o.sz = sizeof(o);
+		pm__opts_copy_in(&o, sizeof(o), opts, opts->sz);
 
 	c = calloc(1, sizeof(*c));
 	if (!c)

@@ -1034,8 +1034,7 @@ int pm_file_next(pm_file *f, struct pm_file_record *rec)
 	if (!f || !rec)
 		return pm__err(EINVAL, "pm_file_next: NULL argument");
 	if (rec->sz != sizeof(*rec)) {
-		rc = pm__struct_check(rec, rec->sz, offsetof(struct pm_file_record, offset) + 8,
-				      sizeof(*rec), "pm_file_record");
+		rc = PM__SZ_VALID(rec, pm_file_record, PM_FILE_RECORD_SZ_V1);
 		if (rc)
 			return rc;
 	}
@@ -1333,13 +1332,13 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 	f->reorder_max = PMF_DEFAULT_REORDER;
 	/* Read only the caller's sz bytes (an older caller's struct is shorter). */
 	if (opts) {
-		memcpy(&o, opts, PM_MIN(opts->sz, sizeof(o)));
+		o.sz = sizeof(o);
+		pm__opts_copy_in(&o, sizeof(o), opts, opts->sz);
 		opts = &o;
 	}
 	if (opts) {
 		f->raw_order = opts->raw_order != 0;
-		if (opts->sz > offsetof(struct pm_file_opts, keep_compressed))
-			f->keep_compressed = opts->keep_compressed != 0;
+		f->keep_compressed = opts->keep_compressed != 0;
 		if (opts->window_size)
 			f->win_cap = PM_MAX(opts->window_size, PMF_MIN_WINDOW);
 		if (opts->reorder_max_bytes)
@@ -1464,8 +1463,7 @@ int pm_file_open_fd(pm_file **out, int fd, const struct pm_file_opts *opts)
 	*out = NULL;
 	if (fd < 0)
 		return pm__err(EBADF, "pm_file_open_fd: bad descriptor %d", fd);
-	rc = pm__struct_check(opts, opts ? opts->sz : 0, sizeof(size_t), sizeof(*opts),
-			      "pm_file_opts");
+	rc = PM__SZ_VALID(opts, pm_file_opts, PM_FILE_OPTS_SZ_V1);
 	if (rc)
 		return rc;
 	f = calloc(1, sizeof(*f));
@@ -1542,8 +1540,7 @@ int pm_file_get_info(const pm_file *f, struct pm_file_info *info)
 
 	if (!f || !info)
 		return pm__err(EINVAL, "pm_file_get_info: NULL argument");
-	rc = pm__struct_check(info, info->sz, offsetof(struct pm_file_info, header_size),
-			      sizeof(*info), "pm_file_info");
+	rc = PM__SZ_VALID(info, pm_file_info, PM_FILE_INFO_SZ_V1);
 	if (rc)
 		return rc;
 	pm__struct_copy_out(info, info->sz, &f->info, sizeof(f->info));

@@ -178,8 +178,6 @@ static int w_append(pm_writer *w, const void *p, size_t n)
 
 /* ------------------------------------------------------------ open/close */
 
-/* Callers built before pm_writer_opts.tracefs pass the smaller struct. */
-#define W_OPTS_MIN (offsetof(struct pm_writer_opts, buffer_bytes) + sizeof(size_t))
 
 static int w_new(pm_writer **out, int fd, bool own, const struct pm_writer_opts *opts)
 {
@@ -190,11 +188,10 @@ static int w_new(pm_writer **out, int fd, bool own, const struct pm_writer_opts 
 	struct pm_writer_opts o = { .sz = sizeof(o) };
 
 	if (opts) {
-		rc = pm__struct_check(opts, opts->sz, W_OPTS_MIN, sizeof(struct pm_writer_opts),
-				      "struct pm_writer_opts");
+		rc = PM__SZ_VALID(opts, pm_writer_opts, PM_WRITER_OPTS_SZ_V1);
 		if (rc)
 			return rc;
-		memcpy(&o, opts, PM_MIN(opts->sz, sizeof(o)));
+		pm__opts_copy_in(&o, sizeof(o), opts, opts->sz);
 		opts = &o;
 	}
 	w = calloc(1, sizeof(*w));
@@ -243,12 +240,10 @@ int pm_writer_open(pm_writer **out, const char *path, const struct pm_writer_opt
 	*out = NULL;
 	if (!strcmp(path, "-")) {
 		if (opts) {
-			rc = pm__struct_check(opts, opts->sz, W_OPTS_MIN, sizeof(o),
-					      "struct pm_writer_opts");
+			rc = PM__SZ_VALID(opts, pm_writer_opts, PM_WRITER_OPTS_SZ_V1);
 			if (rc)
 				return rc;
-			memcpy(&o, opts, PM_MIN(opts->sz, sizeof(o)));
-			o.sz = sizeof(o);
+			pm__opts_copy_in(&o, sizeof(o), opts, opts->sz);
 		}
 		o.flags |= PM_WRITER_PIPE;
 		return w_new(out, 1, false, &o);

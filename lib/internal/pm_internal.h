@@ -113,17 +113,44 @@ static inline bool pm__fits(size_t off, size_t len, size_t size)
 }
 
 /*
- * Size-versioned structs: the first member is `size_t sz` (or uint32_t size)
- * set by the caller.  A struct larger than the library knows is accepted only
- * when its unknown tail is all zero.
+ * Size-versioned structs (libbpf's OPTS_VALID / OPTS_GET model, one mechanism
+ * for every public struct whose first member is `size_t sz`):
+ *   - the caller sets sz; the library accepts any sz in
+ *     [PM_<STRUCT>_SZ_V1, PM_STRUCT_SZ_MAX] (V1 is frozen in the public
+ *     header, so a struct that grows never rejects an older caller);
+ *   - sz larger than the library's sizeof: the unknown tail must be all zero
+ *     (input: a request this library cannot honour; output: the caller did not
+ *     zero-initialise), else -PM_ERR_STRUCT_SIZE;
+ *   - nothing is read or written at or past min(sz, sizeof): options are
+ *     copied in with pm__opts_copy_in(), results out with pm__struct_copy_out()
+ *     (which never touches the caller's tail, not even to zero it).
+ * PM__SZ_VALID() is the check; the common case (sz == sizeof) costs one compare.
  */
 PM_HIDDEN bool pm__tail_is_zero(const void *p, size_t known, size_t given);
-/* Validate a caller struct: NULL is fine (defaults), sz < min or a non-zero
- * unknown tail gives -PM_ERR_STRUCT_SIZE. */
+/* NULL p is fine (defaults).  sz < min, sz > PM_STRUCT_SZ_MAX or a non-zero
+ * unknown tail gives -PM_ERR_STRUCT_SIZE with a message naming `what`. */
 PM_HIDDEN int pm__struct_check(const void *p, size_t given, size_t min, size_t known,
 			       const char *what);
-/* Copy a library-filled struct out to a caller struct of `dst_sz` bytes,
- * never past it; the caller's size field is preserved. */
+static inline int pm__sz_valid(const void *p, size_t given, size_t min, size_t known,
+			       const char *what)
+{
+	if (given == known || !p)
+		return 0;
+	return pm__struct_check(p, given, min, known, what);
+}
+/* PM__SZ_VALID(ptr, pm_sym_opts, PM_SYM_OPTS_SZ_V1): 0 or -PM_ERR_STRUCT_SIZE
+ * (NULL ptr: 0). */
+#define PM__SZ_VALID(p, type, v1) \
+	pm__sz_valid((p), (p) ? (p)->sz : 0, (v1), sizeof(struct type), "struct " #type)
+/* OPTS_GET: does the caller's struct (validated) hold `field`? */
+#define PM__SZ_HAS(p, type, field) ((p) && (p)->sz >= PM_OFFSETOFEND(struct type, field))
+/* Copy a validated caller options struct into the library's own copy `dst`
+ * (prefilled with defaults): only min(src_sz, dst_sz) bytes are read; the
+ * fields past the caller's sz keep their defaults; dst's sz stays dst_sz. */
+PM_HIDDEN void pm__opts_copy_in(void *dst, size_t dst_sz, const void *src, size_t src_sz);
+/* Copy a library-filled struct out to a (validated) caller struct of `dst_sz`
+ * bytes: min(dst_sz, src_sz) bytes, the caller's sz member preserved, nothing
+ * written at or past either size. */
 PM_HIDDEN void pm__struct_copy_out(void *dst, size_t dst_sz, const void *src, size_t src_sz);
 
 /* Allocation helpers (NULL on overflow or OOM). */

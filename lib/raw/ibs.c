@@ -403,8 +403,9 @@ int pm_ibs_attribute(const pm_raw_decoder *d, const pm_raw_ctx *ctx, const void 
 
 	if (!d || !out || (!payload && len))
 		return pm__err(EINVAL, "pm_ibs_attribute: NULL %s", !d ? "decoder" : !out ? "out" : "payload");
-	if (out->sz < sizeof(size_t))
-		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_ibs_attribution: size %zu is too small", out->sz);
+	rc = PM__SZ_VALID(out, pm_ibs_attribution, PM_IBS_ATTRIBUTION_SZ_V1);
+	if (rc)
+		return rc;
 	memset(&a, 0, sizeof(a));
 	a.sz = sizeof(a);
 	if (d == &pm__raw_ibs_op) {

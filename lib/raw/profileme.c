@@ -178,9 +178,9 @@ int pm_profileme_decode(const void *payload, size_t len, struct pm_profileme_sam
 
 	if (!payload || !out)
 		return pm__err(EINVAL, "pm_profileme_decode: NULL %s", payload ? "out" : "payload");
-	if (out->sz < sizeof(size_t))
-		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_profileme_sample: size %zu is too small",
-			       out->sz);
+	rc = PM__SZ_VALID(out, pm_profileme_sample, PM_PROFILEME_SAMPLE_SZ_V1);
+	if (rc)
+		return rc;
 	rc = decode_full(payload, len, &s);
 	if (rc < 0)
 		return rc;
@@ -195,7 +195,7 @@ int pm_profileme_ips(const struct pm_profileme_sample *s, uint64_t sample_ip, ui
 	if (!s)
 		return pm__err(EINVAL, "pm_profileme_ips: NULL sample");
 	/* Read through sz: an old caller's struct may end before pmpc. */
-	if (s->sz < offsetof(struct pm_profileme_sample, pmpc) + sizeof(s->pmpc))
+	if (!PM__SZ_HAS(s, pm_profileme_sample, pmpc))
 		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_profileme_sample: size %zu has no pmpc", s->sz);
 	p = s->pmpc & ~3ULL;
 	if (pc)
@@ -234,9 +234,9 @@ int pm_profileme_attribute(const struct pm_profileme_sample *s, uint64_t sample_
 
 	if (!s || !out)
 		return pm__err(EINVAL, "pm_profileme_attribute: NULL %s", s ? "out" : "sample");
-	if (out->sz < sizeof(size_t))
-		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_profileme_attribution: size %zu is too small",
-			       out->sz);
+	if (PM__SZ_VALID(out, pm_profileme_attribution, PM_PROFILEME_ATTRIBUTION_SZ_V1) ||
+	    PM__SZ_VALID(s, pm_profileme_sample, PM_PROFILEME_SAMPLE_SZ_V1))
+		return -PM_ERR_STRUCT_SIZE;
 	/* Only the registers are read (a caller's struct may be older than the
 	 * derived fields); the rules are applied to them here. */
 	if (s->sz < offsetof(struct pm_profileme_sample, pctr_ctl) + sizeof(s->pctr_ctl))

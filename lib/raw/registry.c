@@ -399,12 +399,21 @@ int pm_raw_decode(const pm_raw_decoder *d, const pm_raw_ctx *ctx, const void *pa
 	if (n && !vals)
 		return pm__err(EINVAL, "pm_raw_decode: NULL vals");
 	stride = n ? vals[0].sz : sizeof(struct pm_raw_value);
-	if (stride < offsetof(struct pm_raw_value, u) + sizeof(uint64_t))
-		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_raw_value: size %zu is too small", stride);
+	n = d ? PM_MIN(n, d->nfields) : n;
+	/* vals[0].sz is the stride of the whole array: every entry written is
+	 * checked the same way (a grown caller's unknown tails must be zero). */
+	for (size_t i = 0; i < n; i++) {
+		const void *e = (const char *)vals + i * stride;
+		rc = pm__sz_valid(e, stride, PM_RAW_VALUE_SZ_V1, sizeof(struct pm_raw_value),
+				  "struct pm_raw_value");
+		if (rc)
+			return rc;
+		if (stride <= sizeof(struct pm_raw_value))
+			break;
+	}
 	rc = run(d, ctx, payload, len, &out, &o, &def);
 	if (rc < 0)
 		return rc;
-	n = PM_MIN(n, d->nfields);
 	for (size_t i = 0; i < n; i++) {
 		struct pm_raw_value v;
 		int kind = d->fields[i].kind;

@@ -509,9 +509,11 @@ int pm_record_parse(struct pm_record *out, const pm_sample_layout *l, const void
 	if (!out || !rec)
 		return pm__err(EINVAL, "pm_record_parse: NULL argument");
 	caller_sz = out->sz;
-	if (caller_sz < offsetof(struct pm_record, sample_id))
-		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_record: size %zu is smaller than %zu",
-			       caller_sz, offsetof(struct pm_record, sample_id));
+	if (caller_sz != sizeof(*out)) {
+		rc = PM__SZ_VALID(out, pm_record, PM_RECORD_SZ_V1);
+		if (rc)
+			return rc;
+	}
 	if (len < 8)
 		return pm__bad(PM_ERR_TRUNCATED, len, err_off, "header cut short",
 			       len >= 4 ? pm__ld32(rec, big_endian) : 0);
@@ -566,8 +568,6 @@ out:
 			pm__struct_copy_out(out, caller_sz, tmp, sizeof(*tmp));
 	} else {
 		out->sz = caller_sz;
-		if (!rc && caller_sz > sizeof(*r))
-			memset((char *)out + sizeof(*r), 0, caller_sz - sizeof(*r));
 	}
 	return rc;
 }
@@ -580,9 +580,8 @@ int pm_record_id_index_entry(const struct pm_record *r, uint64_t i, struct pm_id
 
 	if (!r || !out || r->header.type != PM_RECORD_ID_INDEX)
 		return pm__err(EINVAL, "pm_record_id_index_entry: bad argument");
-	if (out->sz < offsetof(struct pm_id_index_entry, idx))
-		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_id_index_entry: size %zu too small",
-			       out->sz);
+	if (PM__SZ_VALID(out, pm_id_index_entry, PM_ID_INDEX_ENTRY_SZ_V1))
+		return -PM_ERR_STRUCT_SIZE;
 	if (i >= r->id_index.nr)
 		return pm__err(ERANGE, "id index entry %llu of %llu", (unsigned long long)i,
 			       (unsigned long long)r->id_index.nr);

@@ -88,9 +88,11 @@ int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *l, const void
 	if (!out || !l || !rec)
 		return pm__err(EINVAL, "pm_sample_parse: NULL argument");
 	caller_sz = out->sz;
-	if (caller_sz < offsetof(struct pm_sample, read))
-		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_sample: size %zu is smaller than %zu",
-			       caller_sz, offsetof(struct pm_sample, read));
+	if (caller_sz != sizeof(*out)) {
+		int rc = PM__SZ_VALID(out, pm_sample, PM_SAMPLE_SZ_V1);
+		if (rc)
+			return rc;
+	}
 	if (len < 8)
 		return pm__bad(PM_ERR_TRUNCATED, len, err_off, "header cut short", PM_RECORD_SAMPLE);
 	type = pm__ld32(b, be);
@@ -306,8 +308,6 @@ int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *l, const void
 		pm__struct_copy_out(out, caller_sz, &tmp, sizeof(tmp));
 	} else {
 		out->sz = caller_sz;
-		if (caller_sz > sizeof(*s))
-			memset((char *)out + sizeof(*s), 0, caller_sz - sizeof(*s));
 	}
 	return 0;
 
@@ -329,8 +329,8 @@ int pm_read_value_get(const struct pm_read *r, uint64_t i, struct pm_read_value 
 
 	if (!r || !out)
 		return pm__err(EINVAL, "pm_read_value: NULL argument");
-	if (out->sz < offsetof(struct pm_read_value, id))
-		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_read_value: size %zu too small", out->sz);
+	if (PM__SZ_VALID(out, pm_read_value, PM_READ_VALUE_SZ_V1))
+		return -PM_ERR_STRUCT_SIZE;
 	if (i >= r->nr || !r->data)
 		return pm__err(ERANGE, "read value %llu of %llu", (unsigned long long)i,
 			       (unsigned long long)r->nr);
@@ -395,9 +395,8 @@ int pm_sample_branch_entry(const struct pm_sample *s, uint64_t i, struct pm_bran
 
 	if (!s || !out)
 		return pm__err(EINVAL, "pm_sample_branch_entry: NULL argument");
-	if (out->sz < offsetof(struct pm_branch_entry, mispred))
-		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_branch_entry: size %zu too small",
-			       out->sz);
+	if (PM__SZ_VALID(out, pm_branch_entry, PM_BRANCH_ENTRY_SZ_V1))
+		return -PM_ERR_STRUCT_SIZE;
 	if (i >= s->branch_stack.nr || !s->branch_stack.entries)
 		return pm__err(ERANGE, "branch entry %llu of %llu", (unsigned long long)i,
 			       (unsigned long long)s->branch_stack.nr);
@@ -467,8 +466,8 @@ int pm_data_src_decode(uint64_t v, struct pm_data_src *out)
 
 	if (!out)
 		return pm__err(EINVAL, "pm_data_src_decode: NULL argument");
-	if (out->sz < offsetof(struct pm_data_src, mem_lvl))
-		return pm__err(PM_ERR_STRUCT_SIZE, "struct pm_data_src: size %zu too small", out->sz);
+	if (PM__SZ_VALID(out, pm_data_src, PM_DATA_SRC_SZ_V1))
+		return -PM_ERR_STRUCT_SIZE;
 	/* The kernel declares the fields in reverse on big-endian machines, so
 	 * their positions in the u64 value are the same on both. */
 	d.mem_op = (uint32_t)(v & 0x1f);

@@ -257,17 +257,16 @@ int pm_evlist_new(pm_evlist **out, const struct pm_evlist_opts *opts)
 		return pm__err(EINVAL, "pm_evlist_new: NULL out");
 	*out = NULL;
 	if (opts) {
-		rc = pm__struct_check(opts, opts->sz, sizeof(struct pm_evlist_opts),
-				      sizeof(struct pm_evlist_opts), "struct pm_evlist_opts");
+		rc = PM__SZ_VALID(opts, pm_evlist_opts, PM_EVLIST_OPTS_SZ_V1);
 		if (rc)
 			return rc;
 	}
 	el = calloc(1, sizeof(*el));
 	if (!el)
 		return -ENOMEM;
-	if (opts)
-		el->o = *opts;
 	el->o.sz = sizeof(el->o);
+	if (opts)
+		pm__opts_copy_in(&el->o, sizeof(el->o), opts, opts->sz);
 	el->child = -1;
 	el->go_fd = el->err_fd = -1;
 	el->system_wide = !!(el->o.flags & PM_EVLIST_SYSTEM_WIDE);
@@ -778,8 +777,7 @@ int pm_evlist_stats(const pm_evlist *el, struct pm_ring_stats *st)
 
 	if (!el || !st)
 		return pm__err(EINVAL, "pm_evlist_stats: NULL argument");
-	rc = pm__struct_check(st, st->sz, sizeof(size_t) + sizeof(uint64_t),
-			      sizeof(struct pm_ring_stats), "struct pm_ring_stats");
+	rc = PM__SZ_VALID(st, pm_ring_stats, PM_RING_STATS_SZ_V1);
 	if (rc)
 		return rc;
 	memset(&acc, 0, sizeof(acc));
@@ -798,8 +796,7 @@ int pm_evlist_read_count(const pm_evlist *el, size_t idx, struct pm_count *c)
 
 	if (!el || !c || idx >= el->nr_ev || !el->opened)
 		return pm__err(EINVAL, "pm_evlist_read_count: bad index or list not open");
-	rc = pm__struct_check(c, c->sz, sizeof(size_t) + 4 * sizeof(uint64_t),
-			      sizeof(struct pm_count), "struct pm_count");
+	rc = PM__SZ_VALID(c, pm_count, PM_COUNT_SZ_V1);
 	if (rc)
 		return rc;
 	e = &el->ev[idx];

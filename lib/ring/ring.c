@@ -274,8 +274,7 @@ int pm_ring_stats(const pm_ring *r, struct pm_ring_stats *st)
 
 	if (!r || !st)
 		return pm__err(EINVAL, "ring: NULL argument");
-	rc = pm__struct_check(st, st->sz, sizeof(size_t) + sizeof(uint64_t),
-			      sizeof(struct pm_ring_stats), "struct pm_ring_stats");
+	rc = PM__SZ_VALID(st, pm_ring_stats, PM_RING_STATS_SZ_V1);
 	if (rc)
 		return rc;
 	pm__struct_copy_out(st, st->sz, &r->st, sizeof(r->st));

@@ -27,7 +27,7 @@ int pm_sym_open(pm_symbolizer **out, const struct pm_sym_opts *opts)
 	if (!out)
 		return pm__err(EINVAL, "pm_sym_open: NULL out");
 	*out = NULL;
-	rc = pm__struct_check(opts, opts ? opts->sz : 0, sizeof(o), sizeof(o), "struct pm_sym_opts");
+	rc = PM__SZ_VALID(opts, pm_sym_opts, PM_SYM_OPTS_SZ_V1);
 	if (rc)
 		return rc;
 	if (opts)
@@ -525,7 +525,7 @@ int pm_sym_lookup(pm_symbolizer *s, int32_t pid, uint64_t addr, uint32_t how,
 
 	if (!s || !res)
 		return pm__err(EINVAL, "pm_sym_lookup: NULL argument");
-	rc = pm__struct_check(res, res->sz, sizeof(r), sizeof(r), "struct pm_sym_result");
+	rc = PM__SZ_VALID(res, pm_sym_result, PM_SYM_RESULT_SZ_V1);
 	if (rc)
 		return rc;
 	memset(&r, 0, sizeof(r));
@@ -610,7 +610,7 @@ int pm_sym_find(pm_symbolizer *s, const char *dso, const char *name, size_t idx,
 	if (!s || !name)
 		return pm__err(EINVAL, "pm_sym_find: NULL argument");
 	if (out) {
-		rc = pm__struct_check(out, out->sz, sizeof(d), sizeof(d), "struct pm_sym_def");
+		rc = PM__SZ_VALID(out, pm_sym_def, PM_SYM_DEF_SZ_V1);
 		if (rc)
 			return rc;
 	}
@@ -669,7 +669,7 @@ int pm_sym_diag_get(const pm_symbolizer *s, size_t idx, struct pm_sym_diag *out)
 
 	if (!s || !out)
 		return pm__err(EINVAL, "pm_sym_diag_get: NULL argument");
-	rc = pm__struct_check(out, out->sz, sizeof(d), sizeof(d), "struct pm_sym_diag");
+	rc = PM__SZ_VALID(out, pm_sym_diag, PM_SYM_DIAG_SZ_V1);
 	if (rc)
 		return rc;
 	if (idx >= s->ndiags)

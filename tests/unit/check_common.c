@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <profileme/profileme.h>
@@ -176,6 +177,41 @@ START_TEST(test_struct_check)
 	ck_assert_int_eq(pm__struct_check(big, sizeof(big), 8, 16, "x"), 0);
 	big[40] = 1;
 	ck_assert_int_eq(pm__struct_check(big, sizeof(big), 8, 16, "x"), -PM_ERR_STRUCT_SIZE);
+
+	/* The bound: PM_STRUCT_SZ_MAX is accepted (zero tail), one more is
+	 * absurd even when every byte is zero; the inline fast path agrees. */
+	unsigned char *huge = calloc(1, PM_STRUCT_SZ_MAX + 1);
+	ck_assert_ptr_nonnull(huge);
+	ck_assert_int_eq(pm__struct_check(huge, PM_STRUCT_SZ_MAX, 8, 16, "x"), 0);
+	ck_assert_int_eq(pm__struct_check(huge, PM_STRUCT_SZ_MAX + 1, 8, 16, "x"),
+			 -PM_ERR_STRUCT_SIZE);
+	ck_assert_int_eq(pm__sz_valid(huge, PM_STRUCT_SZ_MAX + 1, 8, 16, "x"), -PM_ERR_STRUCT_SIZE);
+	ck_assert_int_eq(pm__sz_valid(huge, 16, 8, 16, "x"), 0);
+	ck_assert_int_eq(pm__sz_valid(huge, 7, 8, 16, "x"), -PM_ERR_STRUCT_SIZE);
+	ck_assert_int_eq(pm__sz_valid(NULL, 7, 8, 16, "x"), 0);
+	free(huge);
+
+	/* Copy in / out: min of both sizes, sz members kept, nothing past. */
+	struct t { size_t sz; uint32_t a, b, c, d; };
+	struct t lib = { sizeof(lib), 1, 2, 3, 4 }, def = { sizeof(def), 9, 9, 9, 9 };
+	unsigned char caller[sizeof(struct t) + 8];
+	memset(caller, 0x77, sizeof(caller));
+	size_t csz = offsetof(struct t, c);
+	memcpy(caller, &csz, sizeof(csz));
+	pm__struct_copy_out(caller, csz, &lib, sizeof(lib));
+	struct t got;
+	memcpy(&got, caller, sizeof(got));
+	ck_assert_uint_eq(got.sz, csz);
+	ck_assert_uint_eq(got.a, 1);
+	ck_assert_uint_eq(got.b, 2);
+	for (size_t i = csz; i < sizeof(caller); i++)
+		ck_assert_uint_eq(caller[i], 0x77);
+	pm__opts_copy_in(&def, sizeof(def), caller, csz);
+	ck_assert_uint_eq(def.sz, sizeof(def));
+	ck_assert_uint_eq(def.a, 1);
+	ck_assert_uint_eq(def.b, 2);
+	ck_assert_uint_eq(def.c, 9); /* past the caller's sz: the default */
+	ck_assert_uint_eq(def.d, 9);
 }
 END_TEST
 

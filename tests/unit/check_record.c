@@ -671,18 +671,32 @@ START_TEST(test_sample_api_errors)
 		sp->sz = 4;
 		ck_assert_int_eq(pm_sample_parse(sp, l, b.buf, b.n, 0, &off), -PM_ERR_STRUCT_SIZE);
 	}
-	/* a larger struct: the unknown tail is zeroed */
+	/* a larger struct (a caller built with a newer header): a non-zero
+	 * unknown tail is refused and nothing is written; a zero tail is
+	 * accepted and the library still writes nothing past its own sizeof */
 	{
-		unsigned char raw[sizeof(struct pm_sample) + 16];
+		unsigned char raw[sizeof(struct pm_sample) + 16 + 64];
 		struct pm_sample *sp = (struct pm_sample *)(void *)raw;
+		size_t big = sizeof(struct pm_sample) + 16;
 
 		memset(raw, 0xab, sizeof(raw));
-		sp->sz = sizeof(raw);
+		sp->sz = big;
+		ck_assert_int_eq(pm_sample_parse(sp, l, b.buf, b.n, 0, &off), -PM_ERR_STRUCT_SIZE);
+		for (size_t i = sizeof(size_t); i < sizeof(raw); i++)
+			ck_assert_uint_eq(raw[i], 0xab);
+		memset(raw + sizeof(struct pm_sample), 0, 16);
 		ck_assert_int_eq(pm_sample_parse(sp, l, b.buf, b.n, 0, &off), 0);
-		ck_assert_uint_eq(sp->sz, sizeof(raw));
+		ck_assert_uint_eq(sp->sz, big);
 		ck_assert_uint_eq(sp->period, V_PERIOD);
-		for (size_t i = sizeof(struct pm_sample); i < sizeof(raw); i++)
+		for (size_t i = sizeof(struct pm_sample); i < big; i++)
 			ck_assert_uint_eq(raw[i], 0);
+		for (size_t i = big; i < sizeof(raw); i++)
+			ck_assert_uint_eq(raw[i], 0xab);
+		/* an uninitialised (absurd) sz: refused, nothing written */
+		memset(raw, 0xab, sizeof(raw));
+		ck_assert_int_eq(pm_sample_parse(sp, l, b.buf, b.n, 0, &off), -PM_ERR_STRUCT_SIZE);
+		for (size_t i = sizeof(size_t); i < sizeof(raw); i++)
+			ck_assert_uint_eq(raw[i], 0xab);
 	}
 	pm_sample_layout_free(l);
 }

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
  * Size-versioned structs (first member `size_t sz`), both ways, for every
- * such struct of the public headers:
- *   - an older caller: sz = offsetof(last member) (the struct as an older
- *     header would have had it).  The call works, and the library writes
- *     nothing at or past sz: the struct is followed by a guard region filled
- *     with a pattern, and it is also run in an exact-size heap block so
- *     ASan/valgrind see any access past sz;
- *   - a newer caller: sizeof + 16 bytes.  A zero unknown tail is accepted.
- *     A non-zero byte in it: options (input) structs are rejected with
- *     -PM_ERR_STRUCT_SIZE (a request this library cannot honour); output
- *     structs are either rejected the same way or accepted with the tail
- *     zeroed (the record and raw modules' documented choice).
+ * such struct of the public headers (docs/conventions.md, "Sized structs"):
+ *   - a smaller caller: sz = the frozen PM_<STRUCT>_SZ_V1 of the header, and
+ *     sz = offsetof(last member) when that is larger (the struct as a caller
+ *     built against a header with fewer members has it).  The call works,
+ *     and the library writes nothing at or past sz: the struct is followed
+ *     by a guard region filled with a pattern, and it is also run in an
+ *     exact-size heap block so ASan/valgrind see any access past sz;
+ *   - below V1 (V1 - 1, and sizeof(size_t)): refused with
+ *     -PM_ERR_STRUCT_SIZE, nothing written;
+ *   - a newer caller: sizeof + 16 bytes.  A zero unknown tail is accepted
+ *     (and nothing is written past sizeof).  A non-zero byte in it is
+ *     rejected with -PM_ERR_STRUCT_SIZE, input and output structs alike,
+ *     and an output struct is left untouched;
+ *   - an absurd sz (uninitialised memory, > PM_STRUCT_SZ_MAX): refused,
+ *     nothing written.
  * structsize_old.c (compiled separately, linked in by tests/abi) does the
  * same with real smaller struct definitions.
  */
@@ -40,8 +44,8 @@ struct case_ {
 	const char *name;
 	size_t full;  /* sizeof */
 	size_t small; /* offsetof the last member */
+	size_t v1;    /* the header's frozen PM_<STRUCT>_SZ_V1 */
 	int output;   /* the library fills it (else: options read by the library) */
-	int min_full; /* 0.1 minimum is the whole struct: older sizes are refused */
 	call_fn call;
 };
 
@@ -412,35 +416,33 @@ static int call_sym_diag(void *p)
 	return rc;
 }
 
-#define C(T, last, out, fn) { #T, sizeof(struct T), offsetof(struct T, last), out, 0, fn }
-/* Structs whose minimum size in this first release (0.1) is the whole
- * struct: there is no older caller yet.  The older-caller test then checks
- * that a short struct is refused cleanly, with nothing written. */
-#define F(T, last, out, fn) { #T, sizeof(struct T), offsetof(struct T, last), out, 1, fn }
+#define C(T, V1, last, out, fn) \
+	{ #T, sizeof(struct T), offsetof(struct T, last), V1, out, fn }
 static const struct case_ cases[] = {
-	F(pm_event_error, message, 1, call_event_error),
-	C(pm_file_opts, keep_compressed, 0, call_file_opts),
-	C(pm_file_info, file_size, 1, call_file_info),
-	C(pm_file_record, big_endian, 1, call_file_record),
-	C(pm_sample, aux, 1, call_sample),
-	C(pm_record, compressed, 1, call_record),
-	C(pm_read_value, lost, 1, call_read_value),
-	C(pm_branch_entry, counter, 1, call_branch_entry),
-	C(pm_data_src, hops, 1, call_data_src),
-	C(pm_id_index_entry, machine_pid, 1, call_id_index_entry),
-	C(pm_profileme_sample, extra_len, 1, call_profileme_sample),
-	C(pm_raw_value, kind, 1, call_raw_value),
-	C(pm_profileme_attribution, ip, 1, call_profileme_attribution),
-	C(pm_ibs_attribution, ip, 1, call_ibs_attribution),
-	C(pm_ring_stats, overruns, 1, call_ring_stats),
-	F(pm_evlist_opts, wakeup_bytes, 0, call_evlist_opts),
-	C(pm_count, multiplexed, 1, call_count),
-	C(pm_columns_opts, no_raw, 0, call_columns_opts),
-	F(pm_writer_opts, buffer_bytes, 0, call_writer_opts),
-	F(pm_sym_opts, reserved, 0, call_sym_opts),
-	F(pm_sym_result, reserved, 1, call_sym_result),
-	F(pm_sym_def, reserved, 1, call_sym_def),
-	F(pm_sym_diag, err, 1, call_sym_diag),
+	C(pm_event_error, PM_EVENT_ERROR_SZ_V1, message, 1, call_event_error),
+	C(pm_file_opts, PM_FILE_OPTS_SZ_V1, keep_compressed, 0, call_file_opts),
+	C(pm_file_info, PM_FILE_INFO_SZ_V1, file_size, 1, call_file_info),
+	C(pm_file_record, PM_FILE_RECORD_SZ_V1, big_endian, 1, call_file_record),
+	C(pm_sample, PM_SAMPLE_SZ_V1, aux, 1, call_sample),
+	C(pm_record, PM_RECORD_SZ_V1, compressed, 1, call_record),
+	C(pm_read_value, PM_READ_VALUE_SZ_V1, lost, 1, call_read_value),
+	C(pm_branch_entry, PM_BRANCH_ENTRY_SZ_V1, counter, 1, call_branch_entry),
+	C(pm_data_src, PM_DATA_SRC_SZ_V1, hops, 1, call_data_src),
+	C(pm_id_index_entry, PM_ID_INDEX_ENTRY_SZ_V1, machine_pid, 1, call_id_index_entry),
+	C(pm_profileme_sample, PM_PROFILEME_SAMPLE_SZ_V1, extra_len, 1, call_profileme_sample),
+	C(pm_raw_value, PM_RAW_VALUE_SZ_V1, kind, 1, call_raw_value),
+	C(pm_profileme_attribution, PM_PROFILEME_ATTRIBUTION_SZ_V1, ip, 1,
+	  call_profileme_attribution),
+	C(pm_ibs_attribution, PM_IBS_ATTRIBUTION_SZ_V1, ip, 1, call_ibs_attribution),
+	C(pm_ring_stats, PM_RING_STATS_SZ_V1, overruns, 1, call_ring_stats),
+	C(pm_evlist_opts, PM_EVLIST_OPTS_SZ_V1, wakeup_bytes, 0, call_evlist_opts),
+	C(pm_count, PM_COUNT_SZ_V1, multiplexed, 1, call_count),
+	C(pm_columns_opts, PM_COLUMNS_OPTS_SZ_V1, no_raw, 0, call_columns_opts),
+	C(pm_writer_opts, PM_WRITER_OPTS_SZ_V1, buffer_bytes, 0, call_writer_opts),
+	C(pm_sym_opts, PM_SYM_OPTS_SZ_V1, reserved, 0, call_sym_opts),
+	C(pm_sym_result, PM_SYM_RESULT_SZ_V1, reserved, 1, call_sym_result),
+	C(pm_sym_def, PM_SYM_DEF_SZ_V1, reserved, 1, call_sym_def),
+	C(pm_sym_diag, PM_SYM_DIAG_SZ_V1, err, 1, call_sym_diag),
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -474,8 +476,14 @@ START_TEST(test_table_complete)
 	 * (grep -A1 '^struct pm_' include/profileme/\*.h); a new one must be
 	 * added to cases[]. */
 	ck_assert_uint_eq(NCASES, 23);
-	for (size_t i = 0; i < NCASES; i++)
+	for (size_t i = 0; i < NCASES; i++) {
 		ck_assert_uint_gt(cases[i].small, sizeof(size_t) - 1);
+		/* V1 holds at least one member after sz, and no more than the
+		 * struct; no struct comes near the absurd-size bound. */
+		ck_assert_uint_gt(cases[i].v1, sizeof(size_t));
+		ck_assert_uint_le(cases[i].v1, cases[i].full);
+		ck_assert_uint_lt(cases[i].full + EXTRA, PM_STRUCT_SZ_MAX);
+	}
 }
 END_TEST
 
@@ -497,23 +505,14 @@ START_TEST(test_current_size)
 }
 END_TEST
 
-START_TEST(test_older_caller)
+/* One smaller caller of sz bytes (V1 <= sz < sizeof): works, keeps its sz,
+ * nothing written at or past sz. */
+static void older_caller(const struct case_ *c, size_t sz)
 {
-	const struct case_ *c = &cases[_i];
-	size_t n = entries(c), sz = c->small;
-	/* With a guard region: nothing written at or past sz. */
+	size_t n = entries(c);
 	uint8_t *b = block(c, sz, GUARD);
 	int rc = c->call(b);
 	if (rc == 77) {
-		free(b);
-		return;
-	}
-	if (c->min_full) {
-		/* Refused, and untouched past the sz member. */
-		ck_assert_int_eq(rc, -PM_ERR_STRUCT_SIZE);
-		for (size_t k = sizeof(size_t); k < n * sz + GUARD; k++)
-			if (c->output)
-				ck_assert_uint_eq(b[k], PAT);
 		free(b);
 		return;
 	}
@@ -540,6 +539,61 @@ START_TEST(test_older_caller)
 	b = block(c, sz, 0);
 	ck_assert_int_eq(c->call(b), 0);
 	free(b);
+}
+
+/* A refused size: -PM_ERR_STRUCT_SIZE, and an output struct (with its
+ * guard) untouched past the sz member. */
+static void refused(const struct case_ *c, size_t sz)
+{
+	size_t room = c->full * entries(c) + GUARD;
+	uint8_t *b = block(c, c->full, GUARD);
+	memcpy(b, &sz, sizeof(sz));
+	uint8_t *before = malloc(room);
+	ck_assert_ptr_nonnull(before);
+	memcpy(before, b, room);
+	int rc = c->call(b);
+	if (rc == 77) {
+		free(before);
+		free(b);
+		return;
+	}
+	if (rc != -PM_ERR_STRUCT_SIZE)
+		printf("%s: sz=%zu: %d, expected -PM_ERR_STRUCT_SIZE\n", c->name, sz, rc);
+	ck_assert_int_eq(rc, -PM_ERR_STRUCT_SIZE);
+	if (c->output)
+		ck_assert_int_eq(memcmp(before, b, room), 0);
+	free(before);
+	free(b);
+}
+
+START_TEST(test_older_caller)
+{
+	const struct case_ *c = &cases[_i];
+	/* The frozen 0.1 minimum, and a size between it and sizeof. */
+	if (c->v1 < c->full)
+		older_caller(c, c->v1);
+	if (c->small > c->v1 && c->small < c->full)
+		older_caller(c, c->small);
+}
+END_TEST
+
+START_TEST(test_below_v1)
+{
+	const struct case_ *c = &cases[_i];
+	/* Arrays (pm_raw_value) are refused by the first entry's sz. */
+	refused(c, c->v1 - 1);
+	refused(c, sizeof(size_t));
+}
+END_TEST
+
+/* An uninitialised sz (a stack struct never set): refused before anything
+ * is read past the struct or written into it. */
+START_TEST(test_garbage_size)
+{
+	const struct case_ *c = &cases[_i];
+	refused(c, (size_t)0xa5a5a5a5a5a5a5a5ULL);
+	refused(c, PM_STRUCT_SZ_MAX + 1);
+	refused(c, SIZE_MAX);
 }
 END_TEST
 
@@ -572,16 +626,14 @@ START_TEST(test_newer_caller)
 		if (c->output)
 			memset(b + sizeof(size_t), 0, c->full - sizeof(size_t));
 		b[c->full + (where ? EXTRA - 1 : 0)] = 1;
+		/* Keep a copy: a refused output struct must be left as it was. */
+		uint8_t *before = malloc(entries(c) * sz);
+		ck_assert_ptr_nonnull(before);
+		memcpy(before, b, entries(c) * sz);
 		rc = c->call(b);
-		if (c->output && rc == 0) {
-			/* An output struct may instead be accepted with its unknown
-			 * tail zeroed (pm_sample and the record/raw structs do
-			 * this: the tail is only the caller's uninitialised memory). */
-			for (size_t k = c->full; k < sz; k++)
-				ck_assert_uint_eq(b[k], 0);
-			free(b);
-			continue;
-		}
+		if (rc == -PM_ERR_STRUCT_SIZE && c->output)
+			ck_assert_int_eq(memcmp(before, b, entries(c) * sz), 0);
+		free(before);
 		if (rc != -PM_ERR_STRUCT_SIZE)
 			printf("%s: sz=%zu, non-zero tail byte %d: %d %s\n", c->name, sz,
 			       where ? EXTRA - 1 : 0, rc, pm_strerror(rc));
@@ -612,6 +664,8 @@ static Suite *structsize_suite(void)
 	tcase_add_test(tc, test_table_complete);
 	tcase_add_loop_test(tc, test_current_size, 0, (int)NCASES);
 	tcase_add_loop_test(tc, test_older_caller, 0, (int)NCASES);
+	tcase_add_loop_test(tc, test_below_v1, 0, (int)NCASES);
+	tcase_add_loop_test(tc, test_garbage_size, 0, (int)NCASES);
 	tcase_add_loop_test(tc, test_newer_caller, 0, (int)NCASES);
 	tcase_add_test(tc, test_old_definitions);
 	suite_add_tcase(s, tc);

@@ -67,6 +67,20 @@ _Static_assert(SAME(old_file_opts, pm_file_opts, window_size), "layout");
 _Static_assert(SAME(old_sample, pm_sample, period), "layout");
 _Static_assert(SAME(old_profileme_sample, pm_profileme_sample, mis), "layout");
 _Static_assert(sizeof(struct old_sample) <= offsetof(struct pm_sample, read), "layout");
+/* The smallest caller the frozen minimum admits. */
+_Static_assert(sizeof(struct old_sample) == PM_SAMPLE_SZ_V1, "V1");
+_Static_assert(sizeof(struct old_event_error) < PM_EVENT_ERROR_SZ_V1, "V1");
+
+/* Callers built with NEWER, larger definitions: a member this library does
+ * not know follows the current struct. */
+struct grown_file_opts {
+	struct pm_file_opts cur;
+	uint64_t next_release_option;
+};
+struct grown_profileme_sample {
+	struct pm_profileme_sample cur;
+	uint64_t next_release_field;
+};
 
 #define PAT 0x5a
 #define GUARDED(T) struct { T s; unsigned char guard[64]; }
@@ -152,7 +166,56 @@ int pm_structsize_old_callers(char *why, size_t cap)
 			FAIL("profileme_sample: old caller got other values");
 		if (!guard_ok(p.guard))
 			FAIL("profileme_sample: written past the old struct");
+		/* A grown output struct: zero unknown tail accepted, the same
+		 * values, nothing written past the library's struct; a non-zero
+		 * tail refused and the struct left untouched. */
+		GUARDED(struct grown_profileme_sample) g;
+		memset(&g, PAT, sizeof(g));
+		memset(&g.s, 0, sizeof(g.s));
+		g.s.cur.sz = sizeof(g.s);
+		rc = pm_profileme_decode(cur.raw.data, cur.raw.size, &g.s.cur);
+		if (rc)
+			FAIL("grown profileme_sample: %d %s", rc, pm_errmsg());
+		if (g.s.cur.sz != sizeof(g.s) || g.s.cur.pmpc != pcur.pmpc ||
+		    g.s.cur.trap != pcur.trap || g.s.cur.pctr0 != pcur.pctr0)
+			FAIL("grown profileme_sample: other values");
+		if (g.s.next_release_field != 0 || !guard_ok(g.guard))
+			FAIL("grown profileme_sample: written past the library's struct");
+		memset(&g.s, 0, sizeof(g.s));
+		g.s.cur.sz = sizeof(g.s);
+		g.s.next_release_field = 7;
+		rc = pm_profileme_decode(cur.raw.data, cur.raw.size, &g.s.cur);
+		if (rc != -PM_ERR_STRUCT_SIZE)
+			FAIL("grown profileme_sample: non-zero tail gave %d", rc);
+		if (g.s.cur.pmpc != 0 || g.s.next_release_field != 7)
+			FAIL("grown profileme_sample: refused struct written");
+		/* An uninitialised sz (the stack garbage of a struct never set):
+		 * refused, and nothing written (it used to be written past). */
+		memset(&p, PAT, sizeof(p));
+		rc = pm_profileme_decode(cur.raw.data, cur.raw.size, (struct pm_profileme_sample *)&p);
+		if (rc != -PM_ERR_STRUCT_SIZE)
+			FAIL("profileme_sample: garbage sz gave %d", rc);
+		for (size_t i = 0; i < sizeof(p); i++)
+			if (((const unsigned char *)&p)[i] != PAT)
+				FAIL("profileme_sample: garbage sz: byte %zu written", i);
 		pm_file_close(f);
+	}
+	/* A grown options struct: zero tail accepted, non-zero refused. */
+	{
+		struct grown_file_opts g;
+		memset(&g, 0, sizeof(g));
+		g.cur.sz = sizeof(g);
+		pm_file *f = NULL;
+		int rc = pm_file_open(&f, synth, &g.cur);
+		pm_file_close(f);
+		if (rc)
+			FAIL("grown file_opts: zero tail gave %d %s", rc, pm_errmsg());
+		g.next_release_option = 1;
+		f = NULL;
+		rc = pm_file_open(&f, synth, &g.cur);
+		pm_file_close(f);
+		if (rc != -PM_ERR_STRUCT_SIZE)
+			FAIL("grown file_opts: non-zero tail gave %d", rc);
 	}
 	return 0;
 }
