@@ -63,8 +63,34 @@ pkgconfig)
 		|| fail "consumer_shared does not need libprofileme.so.$PM_ABI: $(needed "$out/consumer_shared")"
 	LD_LIBRARY_PATH="$libdir" run "$out/consumer_shared"
 
+	# A machine with libprofileme but without the .pc files of its private
+	# dependencies (json-c.pc, libelf.pc, libzstd.pc): only profileme.pc is
+	# on the search path, the system's is not searched.  A shared consumer
+	# (--cflags --libs) and a static one (--libs --static, from Libs.private)
+	# must both still resolve and link.
+	iso=$out/pc-only-profileme
+	mkdir -p "$iso"
+	cp "$pc" "$iso/"
+	isocflags=$(PKG_CONFIG_PATH="$iso" PKG_CONFIG_LIBDIR="$iso" "$PKG_CONFIG" --print-errors --cflags profileme) \
+		|| fail "pkg-config --cflags profileme needs other .pc files: $(grep -i '^Requires' "$pc")"
+	isolibs=$(PKG_CONFIG_PATH="$iso" PKG_CONFIG_LIBDIR="$iso" "$PKG_CONFIG" --print-errors --libs profileme) \
+		|| fail "pkg-config --libs profileme needs other .pc files"
+	isostatic=$(PKG_CONFIG_PATH="$iso" PKG_CONFIG_LIBDIR="$iso" "$PKG_CONFIG" --print-errors --libs --static profileme) \
+		|| fail "pkg-config --libs --static profileme needs other .pc files"
+	say "only profileme.pc: --cflags --libs: $isocflags $isolibs; --static: $isostatic"
+	# shellcheck disable=SC2086
+	run "$CC" $PM_CONSUMER_FLAGS -DPM_EXPECT_VERSION="\"$PM_VERSION\"" "$src/consumer.c" $isocflags $isolibs \
+		-o "$out/consumer_shared_iso"
+	LD_LIBRARY_PATH="$libdir" run "$out/consumer_shared_iso"
+	isorest=$(printf '%s\n' $isostatic | grep -vx -- -lprofileme | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	run "$CC" $PM_CONSUMER_FLAGS -DPM_EXPECT_VERSION="\"$PM_VERSION\"" "$src/consumer.c" $isocflags \
+		-Wl,--whole-archive "$libdir/libprofileme.a" -Wl,--no-whole-archive $isorest \
+		-o "$out/consumer_static_iso"
+	run "$out/consumer_static_iso"
+
 	# Static: the whole archive, so every object and so every optional
-	# dependency must resolve through Requires.private / Libs.private.
+	# dependency must resolve through Libs.private.
 	slibs=$("$PKG_CONFIG" --libs --static profileme)
 	say "pkg-config --libs --static profileme: $slibs"
 	rest=$(printf '%s\n' $slibs | grep -vx -- -lprofileme | tr '\n' ' ')
