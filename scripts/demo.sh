@@ -43,7 +43,7 @@ pm=$build/bin/profileme
 run() { echo; echo "\$ profileme $*"; "$pm" "$@"; }
 run list
 fixture=tests/fixtures/sysfs/alpha
-event='cpu/event=0x0,profileme/u'
+event='cpu/event=0x1,profileme/u'
 run encode --sysfs "$fixture" "$event"
 run encode --sysfs "$fixture" --json "$event"
 
@@ -54,6 +54,11 @@ run report -- "$build/bin/workload" 1500
 echo
 echo "== a ProfileMe report: the bundled SYNTHETIC Alpha recording (no Alpha hardware here)"
 run report --skid -i examples/data/profileme-synthetic.data
+
+echo
+echo "== an AMD IBS report: the bundled SYNTHETIC Zen 4 recording (ibs_op and ibs_fetch)"
+run report -i examples/data/ibs-synthetic.data
+run annotate pointer_chase -i examples/data/ibs-synthetic.data
 
 if [ -n "$prefix" ]; then
 	echo

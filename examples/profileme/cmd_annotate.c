@@ -21,6 +21,14 @@ struct ann {
 	const char *dso;     /* restrict to this module (basename or path), or NULL */
 	struct rep_agg agg;  /* keyed by dso + pc */
 	uint64_t total;
+	uint64_t inexact;    /* of the shown event: IBS samples whose ip is not the tagged op's */
+	uint64_t *inexact_ev; /* per event */
+	size_t nr_ev;
+	int ibs;             /* IBS columns: PM_IBS_KIND_OP / _FETCH, or 0 */
+	const char *event;   /* --event NAME, or NULL */
+	size_t shown_n;      /* agg entries of the shown event (the first ones after selection) */
+	uint64_t other;      /* samples of the symbol in other events */
+	int event_idx;
 };
 
 static bool ann_dso_match(const char *want, const char *dso)
@@ -34,6 +42,13 @@ static int ann_cb(void *user, const struct rep_sample *s)
 
 	if (strcmp(s->sym, a->name) || !ann_dso_match(a->dso, s->dso))
 		return 0;
+	if (s->is_ibs && !s->ibs.exact) {
+		/* Not an instruction-level fact: the ip is where the interrupt
+		 * landed (RipInvalid).  Counted apart, never by address. */
+		if (s->event_idx >= 0 && (size_t)s->event_idx < a->nr_ev)
+			a->inexact_ev[s->event_idx]++;
+		return 0;
+	}
 	a->total++;
 	return rep_agg_add(&a->agg, s) ? 1 : 0;
 }
@@ -75,9 +90,14 @@ static const char *ann_objdump(const char *arch, char *buf, size_t cap)
 	return NULL;
 }
 
-static struct rep_entry *ann_find(struct rep_agg *a, const char *dso, uint64_t pc)
+static double pct_of(uint64_t a, uint64_t b)
 {
-	for (size_t i = 0; i < a->n; i++)
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static struct rep_entry *ann_find(struct rep_agg *a, size_t n, const char *dso, uint64_t pc)
+{
+	for (size_t i = 0; i < n; i++)
 		if (a->e[i].pc == pc && !strcmp(a->e[i].dso, dso))
 			return &a->e[i];
 	return NULL;
@@ -89,6 +109,52 @@ static void ann_counts(const struct ann *an, struct rep_entry *e, bool pm)
 		printf("%8s %6s", "", "");
 		if (pm)
 			printf(" %5s %5s %5s %5s %8s", "", "", "", "", "");
+		if (an->ibs == PM_IBS_KIND_OP)
+			printf(" %7s %6s %5s %7s", "", "", "", "");
+		if (an->ibs == PM_IBS_KIND_FETCH)
+			printf(" %8s %6s %6s", "", "", "");
+		printf(" :");
+		return;
+	}
+	if (an->ibs == PM_IBS_KIND_FETCH) {
+		struct rep_ibs_agg *g = e->ibs;
+
+		printf("%7.2f%% %6" PRIu64, 100.0 * (double)e->samples / (double)an->total, e->samples);
+		if (g && g->flat.n)
+			printf(" %8.1f", rep_vals_mean(&g->flat));
+		else
+			printf(" %8s", "-");
+		if (g && g->icm[0])
+			printf(" %5.0f%%", pct_of(g->icm[1], g->icm[0]));
+		else
+			printf(" %6s", "-");
+		if (g && g->itlb1[0])
+			printf(" %5.0f%%", pct_of(g->itlb1[1], g->itlb1[0]));
+		else
+			printf(" %6s", "-");
+		printf(" :");
+		return;
+	}
+	if (an->ibs == PM_IBS_KIND_OP) {
+		struct rep_ibs_agg *g = e->ibs;
+
+		printf("%7.2f%% %6" PRIu64, 100.0 * (double)e->samples / (double)an->total, e->samples);
+		if (g && g->ops)
+			printf(" %7.1f", rep_vals_mean(&g->tag));
+		else
+			printf(" %7s", "-");
+		if (g && g->brn)
+			printf(" %5.0f%%", pct_of(g->brn_misp, g->brn));
+		else
+			printf(" %6s", "-");
+		if (g && g->ld + g->st)
+			printf(" %4.0f%%", pct_of(g->dc_miss, g->ld + g->st));
+		else
+			printf(" %5s", "-");
+		if (g && g->dclat.n)
+			printf(" %7.1f", rep_vals_mean(&g->dclat));
+		else
+			printf(" %7s", "-");
 		printf(" :");
 		return;
 	}
@@ -121,7 +187,7 @@ int cmd_annotate(int argc, char **argv)
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			printf("usage: profileme annotate SYMBOL [-i FILE] [--dso MODULE] [--symfs DIR]\n"
-			       "                          [--kallsyms FILE] [--stdio] [--no-disasm]\n"
+			       "                          [--kallsyms FILE] [--stdio] [--no-disasm] [--event NAME]\n"
 			       "  per-address sample counts of SYMBOL, with objdump disassembly when an\n"
 			       "  objdump for the recording's architecture is installed\n");
 			return 0;
@@ -137,6 +203,9 @@ int cmd_annotate(int argc, char **argv)
 			i++;
 		} else if (v && !strcmp(a, "--kallsyms")) {
 			o.kallsyms = v;
+			i++;
+		} else if (v && (!strcmp(a, "--event") || !strcmp(a, "-e"))) {
+			an.event = v;
 			i++;
 		} else if (!strcmp(a, "--no-disasm")) {
 			no_disasm = true;
@@ -155,14 +224,69 @@ int cmd_annotate(int argc, char **argv)
 	}
 	if (rep_open(&c, &o))
 		return 1;
-	if (rep_agg_init(&an.agg, REP_K_DSO | REP_K_PC, 1) || rep_run(c, ann_cb, &an))
+	an.nr_ev = pm_file_nr_attrs(rep_file(c));
+	an.inexact_ev = calloc(an.nr_ev ? an.nr_ev : 1, sizeof(uint64_t));
+	if (!an.inexact_ev || rep_agg_init(&an.agg, REP_K_DSO | REP_K_PC, 1) || rep_run(c, ann_cb, &an))
 		goto out;
+	for (size_t k = 0; k < an.nr_ev; k++)
+		an.inexact += an.inexact_ev[k];
 	if (!an.total) {
-		cli_error("annotate", "no samples in symbol '%s'%s%s", an.name, an.dso ? " of " : "",
-			  an.dso ? an.dso : "");
+		if (an.inexact)
+			cli_error("annotate", "symbol '%s': only %" PRIu64 " inexact IBS samples (RipInvalid: "
+				  "no instruction to show them at)", an.name, an.inexact);
+		else
+			cli_error("annotate", "no samples in symbol '%s'%s%s", an.name, an.dso ? " of " : "",
+				  an.dso ? an.dso : "");
 		goto out;
 	}
 	rep_agg_sort(&an.agg);
+	/* One event: the one asked for (--event), else the one with the most
+	 * samples in the symbol; the others are only counted. */
+	{
+		size_t ne = pm_file_nr_attrs(rep_file(c)), best = 0, kept = 0;
+		uint64_t *tot = calloc(ne ? ne : 1, sizeof(uint64_t)), other = 0;
+		bool found = !an.event;
+
+		if (!tot)
+			goto out;
+		for (size_t i = 0; i < an.agg.n; i++)
+			if (an.agg.e[i].event_idx >= 0 && (size_t)an.agg.e[i].event_idx < ne)
+				tot[an.agg.e[i].event_idx] += an.agg.e[i].samples;
+		for (size_t k = 0; k < ne; k++) {
+			if (an.event) {
+				if (!found && !strcmp(rep_event_name(c, (int)k), an.event)) {
+					best = k;
+					found = true;
+				}
+			} else if (tot[k] > tot[best]) {
+				best = k;
+			}
+		}
+		if (!found || !tot[best]) {
+			cli_error("annotate", "no samples of event '%s' in symbol '%s'", an.event ? an.event : "?",
+				  an.name);
+			free(tot);
+			goto out;
+		}
+		for (size_t i = 0; i < an.agg.n; i++) {
+			if (an.agg.e[i].event_idx == (int)best) {
+				struct rep_entry t = an.agg.e[kept];
+
+				an.agg.e[kept++] = an.agg.e[i];
+				an.agg.e[i] = t;
+			} else {
+				other += an.agg.e[i].samples;
+			}
+		}
+		/* the other events' entries stay after `kept` (freed with the agg) */
+		an.shown_n = kept;
+		an.total = tot[best];
+		an.other = other;
+		an.event_idx = (int)best;
+		an.inexact = an.inexact_ev[best];
+		an.ibs = rep_event_ibs(c, (int)best);
+		free(tot);
+	}
 	/* The module with the most samples (the first entry after sorting is
 	 * its hottest address); the others are listed after it. */
 	{
@@ -175,20 +299,38 @@ int cmd_annotate(int argc, char **argv)
 		const char *objdump = no_disasm ? NULL : ann_objdump(rep_arch(c), tool, sizeof(tool));
 		bool printed_disasm = false;
 
-		for (size_t i = 0; i < an.agg.n; i++) {
+		for (size_t i = 0; i < an.shown_n; i++) {
 			pm |= an.agg.e[i].pm_n > 0;
 			if (!strcmp(an.agg.e[i].dso, dso))
 				in_dso += an.agg.e[i].samples;
 		}
 		if (rep_symbolizer(c) && pm_sym_find(rep_symbolizer(c), dso, an.name, 0, &def) > 0)
 			have_def = true;
-		printf("# profileme annotate%s: %s in %s: %" PRIu64 " samples (%" PRIu64 " in this module)\n",
-		       rep_is_synthetic(c) ? " (synthetic)" : "", an.name, dso, an.total, in_dso);
+		printf("# profileme annotate%s: %s in %s: %" PRIu64 " samples of event '%s' (%" PRIu64
+		       " in this module)\n",
+		       rep_is_synthetic(c) ? " (synthetic)" : "", an.name, dso, an.total,
+		       rep_event_name(c, an.event_idx), in_dso);
+		if (an.other)
+			printf("# %" PRIu64 " samples of other events in this symbol (--event NAME shows "
+			       "one)\n", an.other);
 		if (have_def)
 			printf("# symbol at 0x%" PRIx64 " size %" PRIu64 "\n", def.start, def.size);
+		if (an.inexact)
+			printf("# %" PRIu64 " inexact IBS samples (RipInvalid: the ip is where the interrupt "
+			       "landed) are not shown by address\n", an.inexact);
+		if (an.ibs == PM_IBS_KIND_FETCH)
+			printf("# IBS fetch, exact samples: fetch latency mean (cycles), IC miss %%, L1 ITLB "
+			       "miss %%\n");
+		if (an.ibs == PM_IBS_KIND_OP)
+			printf("# IBS op, exact samples: tag-to-retire mean (cycles), branch mispredict %%, "
+			       "DC miss %% of loads/stores, DC miss latency mean (cycles)\n");
 		printf("#\n# %7s %6s", "Percent", "Samples");
 		if (pm)
 			printf(" %5s %5s %5s %5s %8s", "Kill", "Stall", "Trap", "Misp", "PCTR1");
+		if (an.ibs == PM_IBS_KIND_OP)
+			printf(" %7s %6s %5s %7s", "TagRet", "Misp", "DCmis", "MissLat");
+		if (an.ibs == PM_IBS_KIND_FETCH)
+			printf(" %8s %6s %6s", "FetchLat", "ICmiss", "ITLB1");
 		printf(" : Address / disassembly\n");
 		if (objdump && have_def && def.size && dso[0] == '/') {
 			int fds[2];
@@ -221,7 +363,7 @@ int cmd_annotate(int argc, char **argv)
 							s++;
 						addr = strtoull(s, &end, 16);
 						if (end != s && *end == ':' && end[1] == '\t') {
-							ann_counts(&an, ann_find(&an.agg, dso, addr), pm);
+							ann_counts(&an, ann_find(&an.agg, an.shown_n, dso, addr), pm);
 							printf(" %s", line);
 							printed_disasm = true;
 						}
@@ -247,7 +389,7 @@ int cmd_annotate(int argc, char **argv)
 					struct rep_entry *best = NULL;
 
 					any = false;
-					for (size_t i = 0; i < an.agg.n; i++) {
+					for (size_t i = 0; i < an.shown_n; i++) {
 						struct rep_entry *e = &an.agg.e[i];
 
 						if (strcmp(e->dso, dso) || (e->pc < last) ||
@@ -267,14 +409,34 @@ int cmd_annotate(int argc, char **argv)
 				}
 			}
 		}
-		for (size_t i = 0; i < an.agg.n; i++)
+		for (size_t i = 0; i < an.shown_n; i++)
 			if (strcmp(an.agg.e[i].dso, dso))
 				printf("# also %" PRIu64 " samples at %s+0x%" PRIx64 "\n",
 				       an.agg.e[i].samples, an.agg.e[i].dso, an.agg.e[i].pc);
+		/* The traps by address (PAL redirects are charged to the instruction
+		 * that trapped: named here). */
+		for (size_t i = 0; pm && i < an.shown_n; i++) {
+			struct rep_entry *e = &an.agg.e[i];
+			bool first = true;
+
+			for (int t = 1; t < PM_PROFILEME_TRAP_COUNT; t++) {
+				if (!e->traps[t])
+					continue;
+				if (first)
+					printf("# traps at %s0x%" PRIx64 ":", strcmp(e->dso, dso) ? e->dso : "",
+					       e->pc);
+				printf("%s %s %" PRIu64, first ? "" : ",", pm_profileme_trap_name(t), e->traps[t]);
+				first = false;
+			}
+			if (!first)
+				printf(e->redirects ? " (%" PRIu64 " PAL redirects: charged to the trapping "
+						      "instruction)\n" : "\n", e->redirects);
+		}
 	}
 	ret = cli_flush() ? 1 : 0;
 out:
 	rep_agg_free(&an.agg);
+	free(an.inexact_ev);
 	rep_close(c);
 	return ret;
 }

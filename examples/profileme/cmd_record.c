@@ -174,10 +174,15 @@ static const char *rec_default_event(const pm_pmu_list *pmus, char *buf, size_t 
 
 		if (!pm_pmu_is_profileme(p))
 			continue;
-		snprintf(buf, cap, "%s/profileme/", pm_pmu_name(p));
+		/* What perf's default cycles:P becomes on this driver: hardware
+		 * cycles with precise_ip select ProfileMe, event code 1
+		 * (EV67_CYCLES: PCTR0 counts cycles, PCTR1 the retire delay).
+		 * Codes the driver does not map (0, or above 4) are rejected by it. */
+		snprintf(buf, cap, "%s/event=0x1,profileme/", pm_pmu_name(p));
 		if (pm_event_parse(&l, pmus, buf, NULL) == 0) {
 			pm_event_list_free(l);
-			*why = "a precise (ProfileMe) PMU is present";
+			*why = "a precise (ProfileMe) PMU is present: perf's default cycles:P is ProfileMe "
+			       "on cycles there";
 			return buf;
 		}
 	}

@@ -2,8 +2,9 @@
 /*
  * profileme report: summarise a perf.data file by symbol, module, pc,
  * command and pid, like `perf report --stdio`; for ProfileMe recordings also
- * what happened to the profiled instructions (retired/killed, stalls, traps,
- * mispredicts, PCTR1).  With a command, records it first with the engine of
+ * what happened to the profiled instructions (not killed/killed, stalls,
+ * traps, mispredicts, PCTR1); for AMD IBS latencies, branches, data cache
+ * and TLB misses, data sources.  With a command, records it first with the engine of
  * `profileme record`.
  */
 #include <errno.h>
@@ -34,7 +35,8 @@ static void rpt_usage(FILE *f)
 		"  -i FILE          perf.data file (default ./perf.data)\n"
 		"  --sort KEYS      comma-separated: sym, dso, pc, comm, pid (default comm,dso,sym)\n"
 		"  --json           one JSON object per row\n"
-		"  --skid           ProfileMe: where the sample ip and the profiled pc differ, how far\n"
+		"  --skid           ProfileMe: where the sample ip and the profiled pc differ within one\n"
+		"                   address space, how far (PAL samples have no distance)\n"
 		"  --symfs DIR      look for the mapped files under DIR\n"
 		"  --kallsyms FILE  kernel symbols from FILE\n"
 		"  -- CMD ARGS...   record CMD first (as profileme record: -e/-c/-F apply), into a\n"
@@ -113,6 +115,76 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+/* "<key>_mean", "_q1", "_median", "_q3", "_max" of a value list (nothing when empty). */
+static void rpt_json_vals(const char *key, struct rep_vals *v)
+{
+	if (!v->n)
+		return;
+	printf(",\"%s_mean\":%.4f,\"%s_q1\":%u,\"%s_median\":%u,\"%s_q3\":%u,\"%s_max\":%u", key,
+	       rep_vals_mean(v), key, rep_vals_quartile(v, 1), key, rep_vals_quartile(v, 2), key,
+	       rep_vals_quartile(v, 3), key, rep_vals_quartile(v, 4));
+}
+
+static void rpt_json_tally(const char *key, const uint64_t t[2])
+{
+	if (t[0])
+		printf(",\"%s\":%" PRIu64 ",\"%s_pct\":%.4f", key, t[1], key, pct(t[1], t[0]));
+}
+
+/* The IBS keys of a row (docs/report.md): over its exact samples. */
+static void rpt_json_ibs(struct rep_ctx *c, struct rep_entry *e)
+{
+	struct rep_ibs_agg *g = e->ibs;
+	bool first = true;
+
+	printf(",\"%s\":%" PRIu64 ",\"exact\":%" PRIu64 ",\"inexact\":%" PRIu64 ",\"ip_differs\":%" PRIu64,
+	       rep_event_ibs(c, e->event_idx) == PM_IBS_KIND_OP ? "ibs_op" : "ibs_fetch", g->n, g->exact,
+	       g->inexact, g->ip_differs);
+	if (rep_event_ibs(c, e->event_idx) == PM_IBS_KIND_OP) {
+		uint64_t mem = g->ld + g->st;
+
+		printf(",\"ops\":%" PRIu64, g->ops);
+		rpt_json_vals("tag_to_ret", &g->tag);
+		rpt_json_vals("comp_to_ret", &g->comp);
+		printf(",\"branches\":%" PRIu64 ",\"branch_taken\":%" PRIu64 ",\"branch_mispredicted\":%" PRIu64
+		       ",\"branch_taken_pct\":%.4f,\"branch_mispredicted_pct\":%.4f",
+		       g->brn, g->brn_taken, g->brn_misp, pct(g->brn_taken, g->brn), pct(g->brn_misp, g->brn));
+		printf(",\"loads\":%" PRIu64 ",\"stores\":%" PRIu64 ",\"dc_miss\":%" PRIu64
+		       ",\"dc_miss_pct\":%.4f,\"dtlb_l1_miss\":%" PRIu64 ",\"dtlb_l2_miss\":%" PRIu64,
+		       g->ld, g->st, g->dc_miss, pct(g->dc_miss, mem), g->dtlb_l1, g->dtlb_l2);
+		rpt_json_vals("dc_miss_lat", &g->dclat);
+		printf(",\"data_src\":{");
+		for (int i = 0; i < 32; i++) {
+			if (!g->src[i])
+				continue;
+			printf("%s", first ? "" : ",");
+			cli_json_str(stdout, rep_ibs_data_src_name(c, i));
+			printf(":%" PRIu64, g->src[i]);
+			first = false;
+		}
+		printf("}");
+	} else {
+		rpt_json_vals("fetch_lat", &g->flat);
+		printf(",\"fetch_completed\":%" PRIu64, g->fetch_comp);
+		rpt_json_tally("ic_miss", g->icm);
+		rpt_json_tally("itlb_l1_miss", g->itlb1);
+		rpt_json_tally("itlb_l2_miss", g->itlb2);
+		rpt_json_tally("l2_miss", g->l2);
+		rpt_json_tally("l3_miss", g->l3);
+		rpt_json_tally("oc_miss", g->oc);
+		printf(",\"page_size\":{");
+		for (int i = 0; i < 4; i++) {
+			if (!g->pgsz[i])
+				continue;
+			printf("%s", first ? "" : ",");
+			cli_json_str(stdout, rep_ibs_pgsz_name(c, i));
+			printf(":%" PRIu64, g->pgsz[i]);
+			first = false;
+		}
+		printf("}");
+	}
+}
+
 static void rpt_json_row(struct rpt *r, struct rep_ctx *c, struct rep_entry *e)
 {
 	size_t ev = e->event_idx >= 0 ? (size_t)e->event_idx : 0;
@@ -147,11 +219,15 @@ static void rpt_json_row(struct rpt *r, struct rep_ctx *c, struct rep_entry *e)
 	if (e->pm_n) {
 		bool first = true;
 
-		printf(",\"profileme\":%" PRIu64 ",\"retired\":%" PRIu64 ",\"killed\":%" PRIu64
+		/* Only what the bits say: KILLED, trapped = TRP && !KILLED, ... */
+		printf(",\"profileme\":%" PRIu64 ",\"not_killed\":%" PRIu64 ",\"killed\":%" PRIu64
+		       ",\"stalled\":%" PRIu64 ",\"trapped\":%" PRIu64 ",\"mispredicted\":%" PRIu64
+		       ",\"pal_redirects\":%" PRIu64
 		       ",\"stalled_pct\":%.4f,\"trapped_pct\":%.4f,\"mispredicted_pct\":%.4f"
 		       ",\"icache_miss_pct\":%.4f,\"traps\":{",
-		       e->pm_n, e->pm_n - e->killed, e->killed, pct(e->stalled, e->pm_n),
-		       pct(e->trapped, e->pm_n), pct(e->mispred, e->pm_n), pct(e->icm, e->pm_n));
+		       e->pm_n, e->pm_n - e->killed, e->killed, e->stalled, e->trapped, e->mispred,
+		       e->redirects, pct(e->stalled, e->pm_n), pct(e->trapped, e->pm_n),
+		       pct(e->mispred, e->pm_n), pct(e->icm, e->pm_n));
 		for (int i = 0; i < PM_PROFILEME_TRAP_COUNT; i++) {
 			if (!e->traps[i])
 				continue;
@@ -165,16 +241,22 @@ static void rpt_json_row(struct rpt *r, struct rep_ctx *c, struct rep_entry *e)
 			uint32_t q2 = rep_entry_quartile(e, 2), q3 = rep_entry_quartile(e, 3);
 			uint32_t mx = e->pctr1[e->pctr1_n - 1];
 
-			printf("},\"pctr1_counts\":");
+			printf("},\"pctr0_counts\":");
+			cli_json_str(stdout, pm_profileme_counts_name(rep_entry_counts0(e)));
+			printf(",\"pctr1_counts\":");
 			cli_json_str(stdout, pm_profileme_counts_name(rep_entry_counts(e)));
 			printf(",\"pctr1_mean\":%.4f,\"pctr1_min\":%u,\"pctr1_q1\":%u,"
 			       "\"pctr1_median\":%u,\"pctr1_q3\":%u,\"pctr1_max\":%u",
 			       e->pctr1_sum / (double)e->pm_n, mn, q1, q2, q3, mx);
 		}
 		if (r->skid)
-			printf(",\"skid_samples\":%" PRIu64 ",\"skid_mean\":%.1f,\"skid_max\":%" PRIu64,
-			       e->skid_n, e->skid_n ? e->skid_sum / (double)e->skid_n : 0.0, e->skid_max);
+			printf(",\"skid_samples\":%" PRIu64 ",\"skid_mean\":%.1f,\"skid_max\":%" PRIu64
+			       ",\"skid_undefined\":%" PRIu64,
+			       e->skid_n, e->skid_n ? e->skid_sum / (double)e->skid_n : 0.0, e->skid_max,
+			       e->skid_undef);
 	}
+	if (e->ibs)
+		rpt_json_ibs(c, e);
 	printf("}\n");
 }
 
@@ -216,6 +298,88 @@ static void rpt_dots(int w)
 		putchar('.');
 }
 
+/* "mean q1/med/q3" of a value list, or "-". */
+static const char *rpt_dist(struct rep_vals *v, char *buf, size_t cap)
+{
+	if (!v->n)
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%.0f %u/%u/%u", rep_vals_mean(v), rep_vals_quartile(v, 1),
+			 rep_vals_quartile(v, 2), rep_vals_quartile(v, 3));
+	return buf;
+}
+
+static const char *rpt_pct(uint64_t a, uint64_t b, char *buf, size_t cap)
+{
+	if (!b)
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%.1f%%", pct(a, b));
+	return buf;
+}
+
+/* The most frequent data source of loads (or page size of fetches). */
+static const char *rpt_top(struct rep_ctx *c, const struct rep_ibs_agg *g, bool op, char *buf, size_t cap)
+{
+	const uint64_t *t = op ? g->src : g->pgsz;
+	int n = op ? 32 : 4, best = -1;
+	uint64_t tot = op ? g->src_n : g->pgsz_n;
+
+	for (int i = 0; i < n; i++)
+		if (t[i] && (best < 0 || t[i] > t[best]))
+			best = i;
+	if (best < 0)
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%s %.0f%%", op ? rep_ibs_data_src_name(c, best) : rep_ibs_pgsz_name(c, best),
+			 pct(t[best], tot));
+	return buf;
+}
+
+static const char *const ibs_op_cols[] = { "Exact", "Tag-to-retire", "Comp-to-retire", "Br", "Taken",
+					   "Misp", "Ld/St", "DCmiss", "DC miss latency", "DTLB L1/L2" };
+static const int ibs_op_w[] = { 6, 17, 17, 5, 6, 6, 9, 7, 17, 10 };
+static const char *const ibs_fetch_cols[] = { "Exact", "Fetch latency", "ICmiss", "ITLB L1", "ITLB L2",
+					      "L2miss", "L3miss" };
+static const int ibs_fetch_w[] = { 6, 17, 7, 7, 7, 7, 7 };
+
+static void rpt_ibs_cells(struct rep_ctx *c, struct rep_entry *e, bool op)
+{
+	struct rep_ibs_agg *g = e->ibs;
+	char b[10][64];
+
+	if (!g) {
+		for (size_t k = 0; k < (op ? 10u : 7u); k++)
+			printf("  %*s", op ? ibs_op_w[k] : ibs_fetch_w[k], "-");
+		return;
+	}
+	if (op) {
+		snprintf(b[0], 64, "%" PRIu64, g->exact);
+		rpt_dist(&g->tag, b[1], 64);
+		rpt_dist(&g->comp, b[2], 64);
+		snprintf(b[3], 64, "%" PRIu64, g->brn);
+		rpt_pct(g->brn_taken, g->brn, b[4], 64);
+		rpt_pct(g->brn_misp, g->brn, b[5], 64);
+		snprintf(b[6], 64, "%" PRIu64 "/%" PRIu64, g->ld, g->st);
+		rpt_pct(g->dc_miss, g->ld + g->st, b[7], 64);
+		rpt_dist(&g->dclat, b[8], 64);
+		snprintf(b[9], 64, "%" PRIu64 "/%" PRIu64, g->dtlb_l1, g->dtlb_l2);
+		for (int k = 0; k < 10; k++)
+			printf("  %*s", ibs_op_w[k], b[k]);
+	} else {
+		snprintf(b[0], 64, "%" PRIu64, g->exact);
+		rpt_dist(&g->flat, b[1], 64);
+		rpt_pct(g->icm[1], g->icm[0], b[2], 64);
+		rpt_pct(g->itlb1[1], g->itlb1[0], b[3], 64);
+		rpt_pct(g->itlb2[1], g->itlb2[0], b[4], 64);
+		rpt_pct(g->l2[1], g->l2[0], b[5], 64);
+		rpt_pct(g->l3[1], g->l3[0], b[6], 64);
+		for (int k = 0; k < 7; k++)
+			printf("  %*s", ibs_fetch_w[k], b[k]);
+	}
+	(void)c;
+}
+
 static void rpt_text(struct rpt *r, struct rep_ctx *c)
 {
 	struct rep_agg *a = &r->agg;
@@ -234,53 +398,96 @@ static void rpt_text(struct rpt *r, struct rep_ctx *c)
 		int ev = a->e[i].event_idx;
 		size_t evi = ev >= 0 ? (size_t)ev : 0;
 		bool pm = a->ev_pm[evi] > 0;
+		int ibs = a->ev_ibs[evi] ? rep_event_ibs(c, ev) : 0;
+		bool op = ibs == PM_IBS_KIND_OP;
 		int w[8];
-		int counts = 0;
-		uint64_t cnt[PM_PROFILEME_COUNTS_COUNT] = { 0 };
+		int counts = 0, counts0 = 0;
+		uint64_t cnt[PM_PROFILEME_COUNTS_COUNT] = { 0 }, cnt0[PM_PROFILEME_COUNTS_COUNT] = { 0 };
 
 		while (j < a->n && a->e[j].event_idx == ev)
 			j++;
 		for (size_t k = i; k < j; k++)
-			for (int q = 0; q < PM_PROFILEME_COUNTS_COUNT; q++)
+			for (int q = 0; q < PM_PROFILEME_COUNTS_COUNT; q++) {
 				cnt[q] += a->e[k].counts[q];
-		for (int q = 1; q < PM_PROFILEME_COUNTS_COUNT; q++)
+				cnt0[q] += a->e[k].counts0[q];
+			}
+		for (int q = 1; q < PM_PROFILEME_COUNTS_COUNT; q++) {
 			if (cnt[q] > cnt[counts])
 				counts = q;
+			if (cnt0[q] > cnt0[counts0])
+				counts0 = q;
+		}
 		printf("# Samples: %" PRIu64 " of event '%s'%s\n", a->ev_samples[evi],
 		       rep_event_name(c, ev), rep_is_synthetic(c) ? " (synthetic)" : "");
 		printf("# Event count (approx.): %" PRIu64 "\n", a->ev_period[evi]);
 		if (pm) {
-			printf("# ProfileMe samples: %" PRIu64 "; PCTR1 counts %s (mean and quartiles "
-			       "q1/median/q3 per row)\n",
-			       a->ev_pm[evi], pm_profileme_counts_name(counts));
+			printf("# ProfileMe samples: %" PRIu64 "; PCTR0 sampled on %s%s; PCTR1 counts %s in "
+			       "the window (mean and quartiles q1/median/q3 per row)\n",
+			       a->ev_pm[evi], pm_profileme_counts_name(counts0),
+			       counts0 == PM_PROFILEME_COUNTS_INSTRUCTIONS ?
+				       " (fetched, wrong path included: docs/raw.md)" : "",
+			       pm_profileme_counts_name(counts));
+			printf("# Fate, as the bits say: NotKilled = not KILLED (not \"retired\"), Trap%% = TRP "
+			       "and not killed, Misp%% = trapped and MIS, Stall%% = STALLED\n");
+			printf("# A PAL redirect (ITB miss, Istream access violation, interrupt) is charged to "
+			       "the trapping instruction; other PALmode samples to [PALcode]\n");
 			if (rep_bad_payloads(c))
 				printf("# %" PRIu64 " samples whose raw payload is not a ProfileMe sample "
 				       "(counted, no ProfileMe columns)\n", rep_bad_payloads(c));
 		}
+		if (ibs) {
+			printf("# IBS %s samples: %" PRIu64 ", exact (charged to the %s) %" PRIu64
+			       ", inexact (%s) %" PRIu64 "\n",
+			       op ? "op" : "fetch", a->ev_ibs[evi], op ? "valid IbsOpRip" : "IbsFetchLinAd",
+			       a->ev_ibs[evi] - a->ev_inexact[evi],
+			       op ? "RipInvalid: the interrupted ip" : "not valid", a->ev_inexact[evi]);
+			if (a->ev_ip_differs[evi])
+				printf("# %" PRIu64 " exact samples whose sample ip differs from IbsOpRip: "
+				       "charged to IbsOpRip\n", a->ev_ip_differs[evi]);
+			printf("# Columns over each row's exact samples; latencies in cycles: mean "
+			       "q1/median/q3 (docs/report.md)\n");
+			if (r->skid)
+				printf("# IBS records no interrupted ip for an exact sample: no skid to show\n");
+			if (rep_bad_ibs(c))
+				printf("# %" PRIu64 " samples whose IBS payload does not decode (counted, no "
+				       "IBS columns)\n", rep_bad_ibs(c));
+		}
 		printf("#\n# Overhead       Samples");
 		if (pm) {
-			printf("  Retired  Killed  Stall%%  Trap%%  Misp%%  %14s  %17s", "PCTR1 mean",
+			printf("  NotKilled  Killed  Stall%%  Trap%%  Misp%%  %14s  %17s", "PCTR1 mean",
 			       "q1/med/q3");
 			if (r->skid)
 				printf("  %7s %9s", "Skid", "mean/max");
 		}
+		if (ibs)
+			for (size_t k = 0; k < (op ? 10u : 7u); k++)
+				printf("  %*s", op ? ibs_op_w[k] : ibs_fetch_w[k], op ? ibs_op_cols[k] : ibs_fetch_cols[k]);
 		for (int k = 0; k < r->nkeys; k++) {
 			w[k] = rpt_width(a, i, j, r->order[k], (int)strlen(rpt_key_title(r->order[k])));
-			printf("  %-*s", k == r->nkeys - 1 && !pm ? 0 : w[k], rpt_key_title(r->order[k]));
+			if (r->order[k] == REP_K_PC && w[k] < 9)
+				w[k] = 9;
+			printf("  %-*s", k == r->nkeys - 1 && !pm && !ibs ? 0 : w[k], rpt_key_title(r->order[k]));
 		}
 		if (pm)
 			printf("  Traps");
+		if (ibs)
+			printf("  %s", op ? "Data source (loads)" : "Page size");
 		printf("\n# ........  ............");
 		if (pm) {
-			printf("  .......  ......  ......  .....  .....  ..............  .................");
+			printf("  .........  ......  ......  .....  .....  ..............  .................");
 			if (r->skid)
 				printf("  ....... .........");
 		}
+		if (ibs)
+			for (size_t k = 0; k < (op ? 10u : 7u); k++) {
+				printf("  ");
+				rpt_dots(op ? ibs_op_w[k] : ibs_fetch_w[k]);
+			}
 		for (int k = 0; k < r->nkeys; k++) {
 			printf("  ");
 			rpt_dots(w[k]);
 		}
-		if (pm)
+		if (pm || ibs)
 			printf("  .....");
 		printf("\n#\n");
 		for (size_t k = i; k < j; k++) {
@@ -293,12 +500,12 @@ static void rpt_text(struct rpt *r, struct rep_ctx *c)
 
 					snprintf(q, sizeof(q), "%u/%u/%u", rep_entry_quartile(e, 1),
 						 rep_entry_quartile(e, 2), rep_entry_quartile(e, 3));
-					printf("  %7" PRIu64 "  %6" PRIu64 "  %5.1f%%  %4.1f%%  %4.1f%%  %14.1f  %17s",
+					printf("  %9" PRIu64 "  %6" PRIu64 "  %5.1f%%  %4.1f%%  %4.1f%%  %14.1f  %17s",
 					       e->pm_n - e->killed, e->killed, pct(e->stalled, e->pm_n),
 					       pct(e->trapped, e->pm_n), pct(e->mispred, e->pm_n),
 					       e->pctr1_sum / (double)e->pm_n, q);
 				} else {
-					printf("  %7s  %6s  %6s  %5s  %5s  %14s  %17s", "-", "-", "-", "-",
+					printf("  %9s  %6s  %6s  %5s  %5s  %14s  %17s", "-", "-", "-", "-",
 					       "-", "-", "-");
 				}
 				if (r->skid) {
@@ -307,11 +514,13 @@ static void rpt_text(struct rpt *r, struct rep_ctx *c)
 						       (unsigned long long)(e->skid_sum / (double)e->skid_n),
 						       (unsigned long long)e->skid_max);
 					else
-						printf("  %7s %9s", "-", "");
+						printf("  %7s %9s", e->pm_n && e->skid_undef == e->pm_n ? "n/a" : "-", "");
 				}
 			}
+			if (ibs)
+				rpt_ibs_cells(c, e, op);
 			for (int kk = 0; kk < r->nkeys; kk++) {
-				int wd = kk == r->nkeys - 1 && !pm ? 0 : w[kk];
+				int wd = kk == r->nkeys - 1 && !pm && !ibs ? 0 : w[kk];
 				char buf[400];
 
 				switch (r->order[kk]) {
@@ -328,7 +537,10 @@ static void rpt_text(struct rpt *r, struct rep_ctx *c)
 					snprintf(buf, sizeof(buf), "%u", e->pid);
 					break;
 				default:
-					snprintf(buf, sizeof(buf), "0x%" PRIx64, e->pc);
+					if (e->ibs && !strcmp(e->sym, "[inexact]"))
+						snprintf(buf, sizeof(buf), "[inexact]");
+					else
+						snprintf(buf, sizeof(buf), "0x%" PRIx64, e->pc);
 				}
 				if (r->order[kk] == REP_K_PID)
 					printf("  %*s", wd, buf);
@@ -340,13 +552,20 @@ static void rpt_text(struct rpt *r, struct rep_ctx *c)
 
 				printf("  %s", rpt_trap_list(e, t, sizeof(t)));
 			}
+			if (ibs && e->ibs) {
+				char t[128];
+
+				printf("  %s", rpt_top(c, e->ibs, op, t, sizeof(t)));
+			}
 			printf("\n");
 		}
 		if (pm && r->skid) {
-			printf("#\n# Skid (|sample ip - profiled pc| in bytes, ProfileMe samples):");
+			printf("#\n# Skid (|sample ip - profiled pc| in bytes, where both are virtual addresses "
+			       "of one address space):");
 			for (int b = 0; b < 8; b++)
 				printf(" %s:%" PRIu64, rep_skid_bucket_name(b), a->skid_hist[b]);
-			printf("\n");
+			printf("\n# No distance for %" PRIu64 " samples (PALmode PMPC: a physical address; user "
+			       "PMPC in a kernel thread)\n", a->ev_skid_undef[evi]);
 		}
 		printf("\n");
 		i = j;

@@ -692,12 +692,20 @@ static void sample_json(struct script *s, const struct pm_file_record *rec, cons
 		o_hexbytes(sm->raw.data, sm->raw.size);
 		o_ch('"');
 		if (d) {
-			char buf[4096];
+			char buf[8192];
 			int n = pm_raw_format_json(d, s->rctx, sm->raw.data, sm->raw.size, buf, sizeof(buf));
 
 			if (n > 0 && (size_t)n < sizeof(buf)) {
 				o_jkey(&first, pm_raw_decoder_key(d));
 				o_mem(buf, (size_t)n);
+			} else {
+				/* The event's decoder applies but this payload does not
+				 * decode (ProfileMe version 0 or short, IBS without its
+				 * control register, ...): say why, never only "raw". */
+				const char *why = n < 0 ? pm_errmsg() : "decoded payload longer than 8 KiB";
+
+				o_jkey(&first, "raw_error");
+				o_jstr(why, strlen(why));
 			}
 		}
 	}

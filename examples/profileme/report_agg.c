@@ -61,9 +61,16 @@ int rep_agg_init(struct rep_agg *a, unsigned keys, size_t nr_events)
 	a->ev_samples = calloc(a->nr_events, sizeof(uint64_t));
 	a->ev_period = calloc(a->nr_events, sizeof(uint64_t));
 	a->ev_pm = calloc(a->nr_events, sizeof(uint64_t));
+	a->ev_ibs = calloc(a->nr_events, sizeof(uint64_t));
+	a->ev_inexact = calloc(a->nr_events, sizeof(uint64_t));
+	a->ev_ip_differs = calloc(a->nr_events, sizeof(uint64_t));
+	a->ev_skid_undef = calloc(a->nr_events, sizeof(uint64_t));
 	a->tab_cap = 1024;
 	a->tab = calloc(a->tab_cap, sizeof(size_t));
-	return a->ev_samples && a->ev_period && a->ev_pm && a->tab ? 0 : -1;
+	return a->ev_samples && a->ev_period && a->ev_pm && a->ev_ibs && a->ev_inexact &&
+			       a->ev_ip_differs && a->ev_skid_undef && a->tab ?
+		       0 :
+		       -1;
 }
 
 static int rep_grow(struct rep_agg *a)
@@ -112,11 +119,130 @@ const char *rep_skid_bucket_name(int i)
 	return i >= 0 && i < 8 ? n[i] : "?";
 }
 
-int rep_agg_add(struct rep_agg *a, const struct rep_sample *s)
+static int rep_vals_add(struct rep_vals *v, uint32_t x)
+{
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? v->cap * 2 : 16;
+		uint32_t *nv = realloc(v->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		v->v = nv;
+		v->cap = nc;
+	}
+	v->v[v->n++] = x;
+	v->sum += x;
+	v->sorted = false;
+	return 0;
+}
+
+static int rep_u32cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double rep_vals_mean(const struct rep_vals *v)
+{
+	return v->n ? v->sum / (double)v->n : 0.0;
+}
+
+uint32_t rep_vals_quartile(struct rep_vals *v, int q)
+{
+	size_t rank;
+
+	if (!v->n)
+		return 0;
+	if (!v->sorted) {
+		qsort(v->v, v->n, sizeof(uint32_t), rep_u32cmp);
+		v->sorted = true;
+	}
+	if (q >= 4)
+		return v->v[v->n - 1];
+	rank = (v->n * (size_t)q + 3) / 4; /* nearest rank: ceil(q/4 * n), 1-based */
+	return v->v[(rank < 1 ? 1 : rank) - 1];
+}
+
+static void rep_vals_free(struct rep_vals *v)
+{
+	free(v->v);
+	memset(v, 0, sizeof(*v));
+}
+
+static void tally(uint64_t c[2], int v)
+{
+	if (v >= 0) {
+		c[0]++;
+		c[1] += v != 0;
+	}
+}
+
+/* IBS fields of an exact sample into its row. */
+static int rep_ibs_add(struct rep_ibs_agg *g, const struct rep_ibs *b)
+{
+	if (b->kind == PM_IBS_KIND_OP) {
+		if (b->has_data) {
+			g->ops++;
+			if (rep_vals_add(&g->tag, b->tag_to_ret) || rep_vals_add(&g->comp, b->comp_to_ret))
+				return -1;
+			if (b->brn_ret) {
+				g->brn++;
+				g->brn_taken += b->brn_taken;
+				g->brn_misp += b->brn_misp;
+			}
+		}
+		if (b->has_data3) {
+			g->mem_n++;
+			g->ld += b->ld;
+			g->st += b->st;
+			if (b->ld || b->st) {
+				g->dc_miss += b->dc_miss;
+				g->dtlb_l1 += b->dc_l1tlb_miss;
+				g->dtlb_l2 += b->dc_l2tlb_miss;
+			}
+			if (b->ld && b->dc_miss && rep_vals_add(&g->dclat, b->dc_miss_lat))
+				return -1;
+			if (b->ld && b->data_src >= 0 && b->data_src < 32) {
+				g->src[b->data_src]++;
+				g->src_n++;
+			}
+		}
+	} else {
+		if (rep_vals_add(&g->flat, b->fetch_lat))
+			return -1;
+		g->fetch_comp += b->fetch_comp;
+		tally(g->icm, b->ic_miss);
+		tally(g->itlb1, b->l1tlb_miss);
+		tally(g->itlb2, b->l2tlb_miss);
+		tally(g->l2, b->l2_miss);
+		tally(g->l3, b->l3_miss);
+		tally(g->oc, b->oc_miss);
+		if (b->pgsz >= 0 && b->pgsz < 4) {
+			g->pgsz[b->pgsz]++;
+			g->pgsz_n++;
+		}
+	}
+	return 0;
+}
+
+int rep_agg_add(struct rep_agg *a, const struct rep_sample *s_in)
 {
 	struct rep_entry *e = NULL;
+	struct rep_sample moved;
+	const struct rep_sample *s = s_in;
 	size_t j;
 	size_t ev = s->event_idx >= 0 && (size_t)s->event_idx < a->nr_events ? (size_t)s->event_idx : 0;
+
+	/* Instruction-level rows keep inexact IBS samples apart: their ip is
+	 * where the interrupt landed, not the op IBS tagged. */
+	if ((a->keys & REP_K_PC) && s->is_ibs && !s->ibs.exact) {
+		moved = *s_in;
+		moved.sym = "[inexact]";
+		moved.dso_addr = 0;
+		moved.sym_known = false;
+		s = &moved;
+	}
 
 	for (j = rep_key_hash(a->keys, s) & (a->tab_cap - 1); a->tab[j]; j = (j + 1) & (a->tab_cap - 1))
 		if (rep_key_eq(a->keys, &a->e[a->tab[j] - 1], s)) {
@@ -168,6 +294,8 @@ int rep_agg_add(struct rep_agg *a, const struct rep_sample *s)
 			e->traps[p->trap]++;
 		if (p->pctr1_counts >= 0 && p->pctr1_counts < PM_PROFILEME_COUNTS_COUNT)
 			e->counts[p->pctr1_counts]++;
+		if (p->pctr0_counts >= 0 && p->pctr0_counts < PM_PROFILEME_COUNTS_COUNT)
+			e->counts0[p->pctr0_counts]++;
 		if (e->pctr1_n == e->pctr1_cap) {
 			size_t nc = e->pctr1_cap ? e->pctr1_cap * 2 : 16;
 			uint32_t *nv = realloc(e->pctr1, nc * sizeof(*nv));
@@ -179,7 +307,12 @@ int rep_agg_add(struct rep_agg *a, const struct rep_sample *s)
 		}
 		e->pctr1[e->pctr1_n++] = p->pctr1;
 		e->pctr1_sum += p->pctr1;
-		{
+		e->redirects += s->pm_charge == PM_PROFILEME_CHARGE_REDIRECT;
+		if (!s->skid_valid) {
+			/* PALmode, or a user PMPC in a kernel thread: no distance. */
+			e->skid_undef++;
+			a->ev_skid_undef[ev]++;
+		} else {
 			uint64_t d = s->skid ? (uint64_t)(s->skid_dist < 0 ? -s->skid_dist : s->skid_dist) : 0;
 
 			a->skid_hist[s->skid ? rep_skid_bucket(d) : 0]++;
@@ -189,6 +322,29 @@ int rep_agg_add(struct rep_agg *a, const struct rep_sample *s)
 				if (d > e->skid_max)
 					e->skid_max = d;
 			}
+		}
+	}
+	if (s->is_ibs) {
+		struct rep_ibs_agg *g = e->ibs;
+
+		if (!g) {
+			g = e->ibs = calloc(1, sizeof(*g));
+			if (!g)
+				return -1;
+		}
+		a->ev_ibs[ev]++;
+		g->n++;
+		if (s->ibs.exact) {
+			g->exact++;
+			if (s->ibs.ip_differs) {
+				g->ip_differs++;
+				a->ev_ip_differs[ev]++;
+			}
+			if (rep_ibs_add(g, &s->ibs))
+				return -1;
+		} else {
+			g->inexact++;
+			a->ev_inexact[ev]++;
 		}
 	}
 	return 0;
@@ -228,21 +384,28 @@ void rep_agg_sort(struct rep_agg *a)
 
 void rep_agg_free(struct rep_agg *a)
 {
-	for (size_t i = 0; i < a->n; i++)
+	for (size_t i = 0; i < a->n; i++) {
+		struct rep_ibs_agg *g = a->e[i].ibs;
+
 		free(a->e[i].pctr1);
+		if (g) {
+			rep_vals_free(&g->tag);
+			rep_vals_free(&g->comp);
+			rep_vals_free(&g->dclat);
+			rep_vals_free(&g->flat);
+			free(g);
+		}
+	}
 	free(a->e);
 	free(a->tab);
 	free(a->ev_samples);
 	free(a->ev_period);
 	free(a->ev_pm);
+	free(a->ev_ibs);
+	free(a->ev_inexact);
+	free(a->ev_ip_differs);
+	free(a->ev_skid_undef);
 	memset(a, 0, sizeof(*a));
-}
-
-static int rep_u32cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 uint32_t rep_entry_quartile(struct rep_entry *e, int q)
@@ -265,6 +428,16 @@ int rep_entry_counts(const struct rep_entry *e)
 
 	for (int i = 1; i < PM_PROFILEME_COUNTS_COUNT; i++)
 		if (e->counts[i] > e->counts[best])
+			best = i;
+	return best;
+}
+
+int rep_entry_counts0(const struct rep_entry *e)
+{
+	int best = 0;
+
+	for (int i = 1; i < PM_PROFILEME_COUNTS_COUNT; i++)
+		if (e->counts0[i] > e->counts0[best])
 			best = i;
 	return best;
 }

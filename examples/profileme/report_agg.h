@@ -7,6 +7,32 @@
 
 enum { REP_K_SYM = 1, REP_K_DSO = 2, REP_K_PC = 4, REP_K_COMM = 8, REP_K_PID = 16 };
 
+/* A growing list of u32 values (latencies), for means and quartiles. */
+struct rep_vals {
+	uint32_t *v;
+	size_t n, cap;
+	double sum;
+	bool sorted;
+};
+
+/* IBS aggregates of one row (over its exact samples, see docs/report.md). */
+struct rep_ibs_agg {
+	uint64_t n, exact, inexact, ip_differs;
+	/* op */
+	uint64_t ops;                    /* exact ops with IBS_OP_DATA */
+	struct rep_vals tag, comp;       /* tag-to-retire, completion-to-retire */
+	uint64_t brn, brn_taken, brn_misp;
+	uint64_t mem_n;                  /* exact ops with IBS_OP_DATA3 */
+	uint64_t ld, st, dc_miss, dtlb_l1, dtlb_l2;
+	struct rep_vals dclat;           /* DC miss latency of loads that missed */
+	uint64_t src[32], src_n;         /* data source of loads */
+	/* fetch */
+	struct rep_vals flat;            /* fetch latency */
+	uint64_t fetch_comp;             /* completed fetches */
+	uint64_t icm[2], itlb1[2], itlb2[2], l2[2], l3[2], oc[2]; /* [0] with the field, [1] set */
+	uint64_t pgsz[4], pgsz_n;
+};
+
 struct rep_entry {
 	int event_idx;
 	const char *sym, *dso, *comm;
@@ -18,13 +44,16 @@ struct rep_entry {
 	/* ProfileMe */
 	uint64_t pm_n, killed, stalled, trapped, mispred, icm;
 	uint64_t traps[PM_PROFILEME_TRAP_COUNT];
-	uint64_t counts[PM_PROFILEME_COUNTS_COUNT];
+	uint64_t counts[PM_PROFILEME_COUNTS_COUNT];  /* by pctr1_counts */
+	uint64_t counts0[PM_PROFILEME_COUNTS_COUNT]; /* by pctr0_counts */
 	uint32_t *pctr1;
 	size_t pctr1_n, pctr1_cap;
 	double pctr1_sum;
-	/* skid: samples whose ip differs from the profiled pc */
-	uint64_t skid_n, skid_max;
+	uint64_t redirects;   /* charged to the trapping instruction of a PAL redirect */
+	/* skid: samples whose ip differs from the profiled pc in one address space */
+	uint64_t skid_n, skid_max, skid_undef;
 	double skid_sum;
+	struct rep_ibs_agg *ibs; /* IBS rows only */
 };
 
 struct rep_agg {
@@ -33,7 +62,8 @@ struct rep_agg {
 	size_t n, cap;
 	size_t *tab;                 /* open addressing: entry index + 1 */
 	size_t tab_cap;
-	uint64_t *ev_samples, *ev_period, *ev_pm;
+	uint64_t *ev_samples, *ev_period, *ev_pm, *ev_ibs;
+	uint64_t *ev_inexact, *ev_ip_differs, *ev_skid_undef;
 	uint64_t skid_hist[8];       /* per report: 0, 1-4, 5-16, 17-64, 65-256, 257-4K, 4K-64K, more */
 	size_t nr_events;
 };
@@ -45,8 +75,12 @@ void rep_agg_sort(struct rep_agg *a);
 void rep_agg_free(struct rep_agg *a);
 /* Quartile p (1..3) of an entry's PCTR1 values (nearest rank); sorts them. */
 uint32_t rep_entry_quartile(struct rep_entry *e, int q);
-/* The most frequent pctr1_counts code of an entry. */
+/* The most frequent pctr1_counts / pctr0_counts code of an entry. */
 int rep_entry_counts(const struct rep_entry *e);
+int rep_entry_counts0(const struct rep_entry *e);
 const char *rep_skid_bucket_name(int i);
+/* Mean and quartile q (0 min .. 4 max; nearest rank) of a value list (sorts it). */
+double rep_vals_mean(const struct rep_vals *v);
+uint32_t rep_vals_quartile(struct rep_vals *v, int q);
 
 #endif

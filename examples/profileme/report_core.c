@@ -32,6 +32,10 @@ struct rep_ctx {
 	pm_raw_ctx *raw;
 	size_t nr_attrs;
 	bool *is_pm;
+	const pm_raw_decoder **ibs;  /* per attr: the IBS decoder, or NULL */
+	const pm_raw_decoder *ibs_op, *ibs_fetch;
+	int fi_op[24], fi_fetch[16]; /* field indexes (see rep_ibs_fields) */
+	uint64_t bad_ibs;
 	struct rep_str *strs;       /* every interned string (freed at close) */
 	struct rep_comm *comms;     /* open addressing, power of two */
 	size_t comm_cap, comm_n;
@@ -179,6 +183,114 @@ static void rep_find_synthetic_symfs(struct rep_ctx *c, const struct rep_opts *o
 			c->o.kallsyms != o->kallsyms ? c->o.kallsyms : "");
 }
 
+/* The IBS fields the report reads, by name (the decoders' tables). */
+static const char *const op_names[] = {
+	"op_data", "tag_to_ret_ctr", "comp_to_ret_ctr", "op_brn_ret", "op_brn_taken", "op_brn_misp",
+	"op_data3", "ld_op", "st_op", "dc_miss", "dc_l1tlb_miss", "dc_l2tlb_miss", "dc_miss_lat",
+	"data_src", "valid",
+};
+enum { IO_DATA, IO_TAG, IO_COMP, IO_BRET, IO_BTAK, IO_BMISP, IO_DATA3, IO_LD, IO_ST, IO_DCMISS,
+       IO_L1TLB, IO_L2TLB, IO_DCLAT, IO_SRC, IO_VALID, IO_N };
+static const char *const fetch_names[] = {
+	"fetch_lat", "fetch_comp", "ic_miss", "l1tlb_miss", "l2tlb_miss", "fetch_l2_miss",
+	"fetch_l3_miss", "fetch_oc_miss", "l1tlb_pgsz", "valid",
+};
+enum { IF_LAT, IF_COMP, IF_ICM, IF_L1TLB, IF_L2TLB, IF_L2, IF_L3, IF_OC, IF_PGSZ, IF_VALID, IF_N };
+
+static void rep_ibs_fields(struct rep_ctx *c)
+{
+	for (int i = 0; i < IO_N; i++)
+		c->fi_op[i] = c->ibs_op ? pm_raw_field_index(c->ibs_op, op_names[i]) : -1;
+	for (int i = 0; i < IF_N; i++)
+		c->fi_fetch[i] = c->ibs_fetch ? pm_raw_field_index(c->ibs_fetch, fetch_names[i]) : -1;
+}
+
+int rep_event_ibs(struct rep_ctx *c, int i)
+{
+	if (i < 0 || (size_t)i >= c->nr_attrs || !c->ibs[i])
+		return 0;
+	return c->ibs[i] == c->ibs_op ? PM_IBS_KIND_OP : PM_IBS_KIND_FETCH;
+}
+
+const pm_raw_ctx *rep_raw_ctx(struct rep_ctx *c) { return c->raw; }
+uint64_t rep_bad_ibs(struct rep_ctx *c) { return c->bad_ibs; }
+
+const char *rep_ibs_data_src_name(struct rep_ctx *c, int code)
+{
+	const char *n = c->ibs_op && c->fi_op[IO_SRC] >= 0 ?
+				pm_raw_field_code_name(c->ibs_op, c->raw, (size_t)c->fi_op[IO_SRC], (uint64_t)code) :
+				NULL;
+
+	return n ? n : "?";
+}
+
+const char *rep_ibs_pgsz_name(struct rep_ctx *c, int code)
+{
+	const char *n = c->ibs_fetch && c->fi_fetch[IF_PGSZ] >= 0 ?
+				pm_raw_field_code_name(c->ibs_fetch, c->raw, (size_t)c->fi_fetch[IF_PGSZ],
+						       (uint64_t)code) :
+				NULL;
+
+	return n ? n : "?";
+}
+
+/* Decode an IBS payload into s->ibs and charge it (pm_ibs_attribute). */
+static int rep_ibs_decode(struct rep_ctx *c, const pm_raw_decoder *d, const struct pm_sample *smp,
+			  struct rep_sample *s)
+{
+	struct pm_ibs_attribution a = { .sz = sizeof(a) };
+	uint64_t v[128];
+	uint8_t pr[128];
+	struct rep_ibs *b = &s->ibs;
+
+	if (pm_ibs_attribute(d, c->raw, smp->raw.data, smp->raw.size, smp->ip, &a) ||
+	    pm_raw_decode_row(d, c->raw, smp->raw.data, smp->raw.size, v, pr, 128) < 0)
+		return -1;
+	memset(b, 0, sizeof(*b));
+	b->kind = a.kind;
+	b->valid = a.valid;
+	b->exact = a.exact;
+	b->ip_differs = a.ip_differs;
+	s->addr = a.addr;
+#define P(fi, k) ((fi)[k] >= 0 && pr[(fi)[k]])
+#define V(fi, k) (P(fi, k) ? v[(fi)[k]] : 0)
+#define T(fi, k) (P(fi, k) ? (int)(v[(fi)[k]] != 0) : -1)
+	if (a.kind == PM_IBS_KIND_OP) {
+		const int *f = c->fi_op;
+
+		b->has_data = P(f, IO_DATA);
+		b->tag_to_ret = (uint32_t)V(f, IO_TAG);
+		b->comp_to_ret = (uint32_t)V(f, IO_COMP);
+		b->brn_ret = V(f, IO_BRET) != 0;
+		b->brn_taken = V(f, IO_BTAK) != 0;
+		b->brn_misp = V(f, IO_BMISP) != 0;
+		b->has_data3 = P(f, IO_DATA3);
+		b->ld = V(f, IO_LD) != 0;
+		b->st = V(f, IO_ST) != 0;
+		b->dc_miss = V(f, IO_DCMISS) != 0;
+		b->dc_l1tlb_miss = V(f, IO_L1TLB) != 0;
+		b->dc_l2tlb_miss = V(f, IO_L2TLB) != 0;
+		b->dc_miss_lat = (uint32_t)V(f, IO_DCLAT);
+		b->data_src = P(f, IO_SRC) ? (int)V(f, IO_SRC) : -1;
+	} else {
+		const int *f = c->fi_fetch;
+
+		b->fetch_lat = (uint32_t)V(f, IF_LAT);
+		b->fetch_comp = V(f, IF_COMP) != 0;
+		b->ic_miss = T(f, IF_ICM);
+		b->l1tlb_miss = T(f, IF_L1TLB);
+		b->l2tlb_miss = T(f, IF_L2TLB);
+		b->l2_miss = T(f, IF_L2);
+		b->l3_miss = T(f, IF_L3);
+		b->oc_miss = T(f, IF_OC);
+		b->pgsz = P(f, IF_PGSZ) ? (int)V(f, IF_PGSZ) : -1;
+	}
+#undef P
+#undef V
+#undef T
+	return 0;
+}
+
 int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 {
 	struct rep_ctx *c = calloc(1, sizeof(*c));
@@ -203,12 +315,23 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 		rep_close(c);
 		return 1;
 	}
+	c->ibs = calloc(c->nr_attrs ? c->nr_attrs : 1, sizeof(*c->ibs));
+	if (!c->ibs) {
+		rep_close(c);
+		return 1;
+	}
+	c->ibs_op = pm_raw_decoder_find("ibs_op");
+	c->ibs_fetch = pm_raw_decoder_find("ibs_fetch");
+	rep_ibs_fields(c);
 	for (size_t i = 0; i < c->nr_attrs; i++) {
 		const pm_raw_decoder *d = NULL;
 
-		if (pm_raw_ctx_select(c->raw, pm_file_attr(c->f, i), &d) == 0 && d &&
-		    !strcmp(pm_raw_decoder_name(d), "alpha_profileme"))
+		if (pm_raw_ctx_select(c->raw, pm_file_attr(c->f, i), &d) || !d)
+			continue;
+		if (!strcmp(pm_raw_decoder_name(d), "alpha_profileme"))
 			c->is_pm[i] = true;
+		else if (d == c->ibs_op || d == c->ibs_fetch)
+			c->ibs[i] = d;
 	}
 
 	uname(&u);
@@ -268,6 +391,7 @@ void rep_close(struct rep_ctx *c)
 	pm_raw_ctx_free(c->raw);
 	pm_file_close(c->f);
 	free(c->is_pm);
+	free(c->ibs);
 	free(c->comms);
 	while (c->strs) {
 		struct rep_str *n = c->strs->next;
@@ -432,25 +556,40 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 		if (rep_event_is_pm(c, rec.attr_idx) && (smp.present & PM_SAMPLE_RAW)) {
 			s.pm.sz = sizeof(s.pm);
 			if (pm_profileme_decode(smp.raw.data, smp.raw.size, &s.pm) == 0) {
-				uint64_t pc, ip;
+				struct pm_profileme_attribution a = { .sz = sizeof(a) };
 
+				/* The kernel's rule (pm_profileme_attribute): the profiled
+				 * pc; for a PAL redirect the trapping instruction (the ip);
+				 * [PALcode] for other PALmode PMPCs; the ip for a user PMPC
+				 * sampled in a kernel thread. */
+				pm_profileme_attribute(&s.pm, smp.ip, &a);
 				s.is_pm = true;
-				if (pm_profileme_ips(&s.pm, smp.ip, &pc, &ip) == 1) {
+				s.addr = a.addr;
+				s.pm_charge = a.charge;
+				s.skid_valid = a.skid_valid;
+				if (a.skid_valid && a.skid) {
 					s.skid = true;
-					s.skid_dist = (int64_t)(smp.ip - s.pm.pc);
+					s.skid_dist = a.skid;
 				}
-				s.addr = s.pm.pc;
 			} else {
 				s.pm_bad = true;
 				c->bad_payloads++;
+			}
+		} else if (rep_event_ibs(c, rec.attr_idx) && (smp.present & PM_SAMPLE_RAW)) {
+			if (rep_ibs_decode(c, c->ibs[rec.attr_idx], &smp, &s) == 0) {
+				s.is_ibs = true;
+			} else {
+				s.ibs_bad = true;
+				c->bad_ibs++;
 			}
 		}
 		s.sym = "[unknown]";
 		s.dso = "[unknown]";
 		s.dso_addr = s.addr;
-		if (s.is_pm && s.pm.pal) {
+		if (s.is_pm && s.pm_charge == PM_PROFILEME_CHARGE_PALCODE) {
 			/* A physical PALcode address: no symbol table covers it. */
 			s.dso = "[PALcode]";
+			s.sym = "[PALcode]";
 			s.level = 'k';
 		} else if (c->sym) {
 			struct pm_sym_result r = { .sz = sizeof(r) };
@@ -458,8 +597,7 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 			int mode = s.cpumode;
 
 			if (s.is_pm)
-				mode = s.pm.mode == PM_PROFILEME_MODE_KERNEL ? PM_RECORD_MISC_KERNEL :
-									       PM_RECORD_MISC_USER;
+				mode = (s.addr >> 63) ? PM_RECORD_MISC_KERNEL : PM_RECORD_MISC_USER;
 			s.level = rep_level(mode);
 			if (mode == PM_RECORD_MISC_KERNEL || mode == PM_RECORD_MISC_GUEST_KERNEL)
 				how = PM_SYM_LOOKUP_KERNEL;

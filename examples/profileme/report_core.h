@@ -18,8 +18,28 @@ struct rep_opts {
 	const char *input;    /* perf.data path */
 	const char *symfs;    /* prefix for mapped files (NULL: none) */
 	const char *kallsyms; /* kernel symbols file (NULL: /proc/kallsyms when usable) */
-	bool skid;            /* attribute to the sample ip instead of the profiled pc? no: see .c */
+	bool skid;            /* unused by the engine (report --skid) */
 	bool quiet;           /* no progress, no notes */
+};
+
+/* The IBS fields a report aggregates, from one decoded payload (absent
+ * fields: the matching has_* / *_present flag is false). */
+struct rep_ibs {
+	int kind;                 /* PM_IBS_KIND_OP / PM_IBS_KIND_FETCH */
+	bool valid, exact, ip_differs;
+	/* op */
+	bool has_data;            /* IBS_OP_DATA present: the two latencies */
+	uint32_t tag_to_ret, comp_to_ret;
+	bool brn_ret, brn_taken, brn_misp;
+	bool has_data3;           /* IBS_OP_DATA3 present */
+	bool ld, st, dc_miss, dc_l1tlb_miss, dc_l2tlb_miss;
+	uint32_t dc_miss_lat;
+	int data_src;             /* -1 when absent */
+	/* fetch */
+	uint32_t fetch_lat;
+	bool fetch_comp;
+	int ic_miss, l1tlb_miss, l2tlb_miss, l2_miss, l3_miss, oc_miss; /* -1 absent, else 0/1 */
+	int pgsz;                 /* l1tlb_pgsz code, -1 absent */
 };
 
 struct rep_sample {
@@ -27,7 +47,7 @@ struct rep_sample {
 	uint32_t pid, tid;
 	const char *comm;     /* interned, valid until rep_close() */
 	uint64_t ip;          /* the sample's ip */
-	uint64_t addr;        /* the attributed address: profiled pc for ProfileMe, else ip */
+	uint64_t addr;        /* the charged address: pm_profileme_attribute / pm_ibs_attribute, else ip */
 	uint64_t period;
 	int cpumode;          /* PM_RECORD_MISC_* cpumode */
 	char level;           /* '.', 'k', 'g', 'H', 'u'? as perf prints it */
@@ -38,9 +58,14 @@ struct rep_sample {
 	bool sym_known;
 	bool is_pm;           /* a decoded ProfileMe payload */
 	bool pm_bad;          /* a ProfileMe event whose payload did not decode */
-	bool skid;            /* profiled pc != sample ip */
+	bool skid_valid;      /* ProfileMe: pc and ip in one address space (pm_profileme_attribute) */
+	bool skid;            /* skid_valid and the profiled pc != sample ip */
 	int64_t skid_dist;    /* ip - pc when skid */
+	int pm_charge;        /* ProfileMe: ::pm_profileme_charge of addr */
 	struct pm_profileme_sample pm;
+	bool is_ibs;          /* a decoded IBS payload */
+	bool ibs_bad;         /* an IBS event whose payload did not decode */
+	struct rep_ibs ibs;
 };
 
 struct rep_ctx;
@@ -60,6 +85,15 @@ const char *rep_dso_path(struct rep_ctx *c, const char *dso, char *buf, size_t c
 bool rep_is_synthetic(struct rep_ctx *c);
 /* True when the event's samples are ProfileMe samples. */
 bool rep_event_is_pm(struct rep_ctx *c, int event_idx);
+/* PM_IBS_KIND_OP / PM_IBS_KIND_FETCH for an IBS event, else 0. */
+int rep_event_ibs(struct rep_ctx *c, int event_idx);
+/* The context the payloads are decoded with (data source names). */
+const pm_raw_ctx *rep_raw_ctx(struct rep_ctx *c);
+/* Name of an IBS op data source / fetch page size code. */
+const char *rep_ibs_data_src_name(struct rep_ctx *c, int code);
+const char *rep_ibs_pgsz_name(struct rep_ctx *c, int code);
+/* Samples of IBS events whose payload did not decode. */
+uint64_t rep_bad_ibs(struct rep_ctx *c);
 const char *rep_event_name(struct rep_ctx *c, int event_idx);
 /* Samples seen per event, samples whose ProfileMe payload did not decode. */
 uint64_t rep_bad_payloads(struct rep_ctx *c);

@@ -27,14 +27,16 @@ for r in rows:
     assert have == keys, (have, keys)
     assert isinstance(r["samples"], int) and 0 <= r["overhead"] <= 100
 assert sum(r["samples"] for r in rows) == 202, sum(r["samples"] for r in rows)
-assert any("retired" in r and "pctr1_q1" in r and "traps" in r for r in rows)
+assert any("not_killed" in r and "pctr1_q1" in r and "traps" in r for r in rows)
+assert not any("retired" in r for r in rows)
 PYEOF
 done
 # text table: perf-like header and markers
 "$PM" report -q -i "$DATA" --sort comm,dso,sym >"$TMP/t" || fail "text report exited $?"
 has "$TMP/t" "# Samples: 202 of event 'cpu/event=0x2,profileme/u' (synthetic)"
 has "$TMP/t" "# Overhead       Samples"
-has "$TMP/t" "[k] [unknown]"
+has "$TMP/t" "[k] [PALcode]"
+has "$TMP/t" "NotKilled  Killed  Stall%  Trap%  Misp%"
 has "$TMP/t" "pmdemo"
 # the synthetic recording is symbolized from examples/data/symfs (found next to it)
 if [ "${PM_HAVE_LIBELF:-1}" = 1 ]; then

@@ -15,8 +15,23 @@ DIR/usr/bin/pmdemo, default examples/data/symfs: user PCs lie in its
 functions, kernel PCs in those of DIR/kallsyms); samples whose PERF_SAMPLE_RAW
 payloads are struct alpha_profileme_sample of version 1, 2 and 3 (v2/v3
 append 8/16 bytes), plus a few payloads that are not ProfileMe samples
-(version 0, too short).  Payloads are little endian in every file; with
---big-endian only the file's own fields are big endian.
+(version 0, 20 bytes).  Payloads are little endian in every file;
+with --big-endian only the file's own fields are big endian.
+
+Sample ips, modes and registers follow the seed's driver
+(alpha_perf_event_profileme): the ip is the PMPC, except for a PALmode PMPC
+(the interrupted PC: for the redirect entries 0x481/0x581/0x681 the
+instruction that trapped) and for a user PMPC sampled in a kernel thread
+(the interrupted kernel PC; a few samples of a `kworker/0:1` thread).  Each
+sample also chooses the mode the interrupt was taken in; REGS_USER (one
+register, the PC) is then: ABI_NONE for a user PMPC whose interrupt was taken
+in the kernel (the driver reports a PC-only frame and no registers) and for a
+kernel thread; the PMPC for a user PMPC interrupted in user mode; the user
+frame's PC, left alone, for a kernel PMPC (whatever the interrupt mode) and
+for a PALmode sample.  The sidecar's `attribution` is where a profile charges
+each sample (`charge`, `charge_addr`, `charge_mode`, `skid_valid`, as
+pm_profileme_attribute() defines it), and `symbol`/`module` name where that
+address lies.
 
 Formats: perf.data file and pipe mode (see docs in
 tools/perf/Documentation/perf.data-file-format.txt); attr size 128
@@ -51,6 +66,8 @@ PCTR1_COUNTS = ["cycles", "retire delay", "bcache misses", "mbox replays"]
 
 PID = 4242
 COMM = "pmdemo"
+KTHREAD_PID = 23
+KTHREAD_COMM = "kworker/0:1"
 EXE = "/usr/bin/pmdemo"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # The synthetic program is a real (tiny) Alpha executable, built from
@@ -221,6 +238,20 @@ def expected_fields(pmpc, f):
         pctr1_counts=PCTR1_COUNTS[f["sl1"]])
 
 
+def attribution(pmpc, ip):
+    """The kernel's attribution rule (seed: alpha_perf_event_profileme), as
+    pm_profileme_attribute() documents it."""
+    pc = pmpc & ~3 & (2**64 - 1)
+    mode = lambda a: "kernel" if a >> 63 else "user"
+    if pmpc & 1:
+        if (pmpc & 0x7FFF) in REDIRECTS:
+            return dict(charge="redirect", charge_addr=ip, charge_mode=mode(ip), skid_valid=False)
+        return dict(charge="PALcode", charge_addr=pc, charge_mode="PAL", skid_valid=False)
+    if mode(pc) == "user" and mode(ip) == "kernel":
+        return dict(charge="ip", charge_addr=ip, charge_mode="kernel", skid_valid=False)
+    return dict(charge="pc", charge_addr=pc, charge_mode=mode(pc), skid_valid=mode(pc) == mode(ip))
+
+
 def choose_samples(rng, n):
     samples = []
     t = 1_000_000_000
@@ -231,34 +262,56 @@ def choose_samples(rng, n):
                  mis=0, tak=0, val=1, sl1=0, sl0=1, pctr1=rng.randint(1, 400),
                  killed=int(rng.random() < 0.08), stalled=int(rng.random() < 0.2),
                  pctr0=rng.randint(0, 0xFFFFF))
-        if kind < 0.70:            # user code
+        tid = PID
+        user_frame_pc = rng.randrange(FUNCS[0][1], FUNCS[0][2], 4)   # where user mode was left
+        if kind < 0.68:            # user code
             name, lo, hi = rng.choice(FUNCS)
             pmpc = rng.randrange(lo, hi, 4)
             ip, module = pmpc, COMM
+            intr = "kernel" if rng.random() < 0.25 else "user"
             if name == "parse_branchy":
                 f["tak"] = rng.randint(0, 1)
                 if rng.random() < 0.3:
                     f["trp"], f["mis"] = 1, 1
             elif name == "copy_unaligned" and rng.random() < 0.5:
                 f["trp"], f["trap_type"], f["lso"] = 1, 5, 0
+                intr = "kernel"                          # the trap entered the kernel
             elif name == "list_walk" and rng.random() < 0.4:
                 f["trp"], f["trap_type"] = 1, 6             # DTB miss on the pointer chase
                 f["pctr1"] = rng.randint(200, 900)
                 f["stalled"] = 1
             elif rng.random() < 0.15:
                 f["trp"], f["trap_type"] = 1, rng.randint(0, 15)
-        elif kind < 0.85:          # kernel code
+            # PC-only frame for a user PMPC interrupted in the kernel: no registers
+            regs_user = None if intr == "kernel" else pmpc
+        elif kind < 0.83:          # kernel code
             name, lo, hi = rng.choice(KFUNCS)
             pmpc = rng.randrange(lo, hi, 4)
             ip, module = pmpc, "[kernel.kallsyms]"
+            intr = "user" if rng.random() < 0.2 else "kernel"
             if rng.random() < 0.2:
                 f["trp"], f["trap_type"] = 1, 6
+            regs_user = user_frame_pc                    # the user frame is left alone
+        elif kind < 0.86:          # a user PMPC sampled in a kernel thread
+            _, lo, hi = rng.choice(FUNCS)
+            pmpc = rng.randrange(lo, hi, 4)
+            name, klo, khi = rng.choice(KFUNCS)
+            ip, module = rng.randrange(klo, khi, 4), "[kernel.kallsyms]"   # the interrupted PC
+            intr, tid, regs_user = "kernel", KTHREAD_PID, None              # no user frame
         else:                      # PALmode PMPC: redirect entries or inside PALcode
             off = rng.choice([0x481, 0x581, 0x681, 0x401, 0x2101])
             pmpc = 0x8000 * rng.randint(0, 3) + off
-            name, module = None, "[PALcode]"    # no symbol table for PALcode
-            _, lo, hi = rng.choice(FUNCS)
-            ip = rng.randrange(lo, hi, 4)   # the interrupted PC
+            if off == 0x681 and rng.random() < 0.4:
+                name, lo, hi = rng.choice(KFUNCS)
+            else:
+                name, lo, hi = rng.choice(FUNCS)
+            ip = rng.randrange(lo, hi, 4)   # the interrupted PC: the trapping instruction for a redirect
+            intr = "kernel" if ip >> 63 else "user"
+            regs_user = ip if intr == "user" else user_frame_pc
+            if off in REDIRECTS:
+                module = "[kernel.kallsyms]" if ip >> 63 else COMM
+            else:
+                name, module = None, "[PALcode]"    # no symbol table for PALcode
             if rng.random() < 0.5:
                 f["trp"], f["trap_type"] = 1, rng.randint(0, 15)
         i_stat = (f["ovr"] << 30 | f["icm"] << 33 | f["trap_type"] << 34 | f["lso"] << 38 |
@@ -267,10 +320,12 @@ def choose_samples(rng, n):
                     f["killed"] << 26 | f["stalled"] << 27 | f["pctr0"] << 28)
         version = 1 if i % 5 else rng.choice([2, 3])
         extra = bytes(rng.randrange(256) for _ in range(8 * (version - 1)))
-        s = dict(index=i, time=t, cpu=rng.randint(0, 1), tid=PID, ip=ip,
+        s = dict(index=i, time=t, cpu=rng.randint(0, 1), tid=tid, ip=ip,
                  period=10000, symbol=name, module=module, version=version, pmpc=pmpc,
-                 i_stat=i_stat, pctr_ctl=pctr_ctl, fields=f, extra=extra.hex())
+                 i_stat=i_stat, pctr_ctl=pctr_ctl, fields=f, extra=extra.hex(),
+                 intr_mode=intr, regs_user=regs_user)
         s["expected"] = expected_fields(pmpc, f)
+        s["attribution"] = attribution(pmpc, ip)
         s["payload"] = pm_payload(version, pmpc, i_stat, pctr_ctl, extra)
         samples.append(s)
     # Payloads that are not ProfileMe samples, which a reader must report.
@@ -281,14 +336,15 @@ def choose_samples(rng, n):
         t += 100_000
         samples.append(dict(index=n + j, time=t, cpu=0, tid=PID, ip=main_pc, period=10000,
                             symbol=symbol_of(main_pc), module=COMM, payload=payload, raw_error="not_profileme",
-                            reason=why, version=struct.unpack_from("<I", payload)[0]))
+                            reason=why, version=struct.unpack_from("<I", payload)[0],
+                            intr_mode="user", regs_user=main_pc))
     return samples
 
 
 def sample_record(be, s, regs_user):
     w = W(be)
     w.put("Q", s["ip"])
-    w.put("II", PID, s["tid"])
+    w.put("II", s["tid"], s["tid"])
     w.put("Q", s["time"])
     w.put("II", s["cpu"], 0)
     w.put("Q", s["period"])
@@ -297,24 +353,26 @@ def sample_record(be, s, regs_user):
     w.put("I", size)
     w.raw(payload + b"\0" * (size - len(payload)))
     if regs_user:
-        # Like the seed's driver: the user PC when the sample's mode matches, else ABI_NONE.
-        user = s["ip"] < 0x8000000000000000 and s.get("expected", {}).get("mode") == "user"
-        if user:
-            w.put("QQ", 2, s["ip"])   # PERF_SAMPLE_REGS_ABI_64, one register
+        # Like the seed's driver (see the module doc): the chosen user PC, or
+        # no registers (ABI_NONE) for a PC-only frame and for a kernel thread.
+        if s["regs_user"] is not None:
+            w.put("QQ", 2, s["regs_user"])   # PERF_SAMPLE_REGS_ABI_64, one register
         else:
-            w.put("Q", 0)             # PERF_SAMPLE_REGS_ABI_NONE
-        s["regs_user_abi"] = 2 if user else 0
+            w.put("Q", 0)                    # PERF_SAMPLE_REGS_ABI_NONE
+        s["regs_user_abi"] = 2 if s["regs_user"] is not None else 0
     misc = (MISC_KERNEL if s["ip"] >> 63 else MISC_USER) | MISC_EXACT_IP
     return record(be, REC_SAMPLE, misc, bytes(w.b))
 
 
-def comm_record(be, time):
+def comm_record(be, time, pid=PID, comm=COMM, misc=MISC_COMM_EXEC):
     w = W(be)
-    w.put("II", PID, PID)
-    w.raw(COMM.encode() + b"\0")
+    w.put("II", pid, pid)
+    w.raw(comm.encode() + b"\0")
     w.pad8()
-    id_trailer(w, PID, time, 0)
-    return record(be, REC_COMM, MISC_COMM_EXEC, bytes(w.b))
+    w.put("II", pid, pid)
+    w.put("Q", time)
+    w.put("II", 0, 0)
+    return record(be, REC_COMM, misc, bytes(w.b))
 
 
 def mmap2_record(be, time):
@@ -380,6 +438,7 @@ def write(path, samples, be, pipe, regs_user):
     attr_id = 1
     t0 = samples[0]["time"] - 1000
     data = comm_record(be, t0) + mmap2_record(be, t0 + 10)
+    data += comm_record(be, t0 + 20, KTHREAD_PID, KTHREAD_COMM, 0)   # a kernel thread
     data += b"".join(sample_record(be, s, regs_user) for s in samples)
     feats = features(be, attr, attr_id)
     magic = struct.pack(">Q" if be else "<Q", 0x32454C4946524550)
@@ -464,7 +523,7 @@ def main(argv=None):
                     attr=dict(type=attr["type"], config=attr["config"],
                               sample_type=attr["sample_type"], sample_period=attr["sample_period"],
                               precise_ip=2, sample_regs_user=attr["sample_regs_user"]),
-                    comm=dict(pid=PID, comm=COMM),
+                    comm=dict(pid=PID, comm=COMM), kthread=dict(pid=KTHREAD_PID, comm=KTHREAD_COMM),
                     mmap2=dict(pid=PID, start=EXE_BASE, len=EXE_LEN, pgoff=EXE_PGOFF, filename=EXE),
                     elf_text=dict(vaddr=EXE_TEXT[0], offset=EXE_TEXT[1]),
                     symfs=os.path.relpath(a.symfs, ROOT) if a.symfs == SYMFS else a.symfs,

@@ -65,10 +65,39 @@ for name, opts in variants:
                            errors="replace")
     check(r.returncode == 0, "%s: perf report -D exited %d: %s" % (name, r.returncode, r.stderr[-500:]))
     got = [(int(m[0]), int(m[1]), int(m[2], 16), int(m[3])) for m in SAMPLE_RE.findall(r.stdout)]
-    want = [(4242, s["tid"], s["ip"], s["period"]) for s in exp["samples"]]
+    want = [(s["tid"], s["tid"], s["ip"], s["period"]) for s in exp["samples"]]
     check(got == want, "%s: perf saw %d samples, sidecar lists %d; first difference %s" % (
         name, len(got), len(want), next(((g, w) for g, w in zip(got, want) if g != w), None)))
     check("PERF_RECORD_COMM exec: pmdemo:4242/4242" in r.stdout, name + ": COMM not seen by perf")
+    # REGS_USER as the seed's driver writes it (the generator's choice per sample):
+    # ABI_NONE for a user PMPC interrupted in the kernel and for a kernel thread,
+    # else one register, the chosen user PC.
+    blocks = r.stdout.split("PERF_RECORD_SAMPLE(")[1:]
+    regs = []
+    for b in blocks:
+        m = re.search(r"user regs: mask 0x1 ABI 64-bit\n\.\.\.\. \S+ +0x([0-9a-f]+)", b)
+        regs.append(int(m.group(1), 16) if m else None)
+    want_regs = [s["regs_user"] for s in exp["samples"]]
+    check(regs == want_regs, "%s: REGS_USER per sample differ; first %s" % (
+        name, next(((i, g, w) for i, (g, w) in enumerate(zip(regs, want_regs)) if g != w), None)))
+    kinds = {(s["intr_mode"], s.get("attribution", {}).get("charge"), s["regs_user"] is None)
+             for s in exp["samples"]}
+    check(("kernel", "pc", True) in kinds and ("user", "pc", False) in kinds and
+          ("kernel", "ip", True) in kinds,
+          "%s: the generator did not make every REGS_USER case: %s" % (name, sorted(map(str, kinds))))
+    for s in exp["samples"]:
+        if "attribution" not in s:
+            continue
+        a, e = s["attribution"], s["expected"]
+        # the kernel's rule for the sample ip: PMPC except PAL and the kernel-thread case
+        if a["charge"] == "pc":
+            check(s["ip"] == e["pc"], "%s sample %d: ip %#x is not the PMPC" % (name, s["index"], s["ip"]))
+        if e["mode"] == "user" and s["regs_user"] is None:
+            check(s["intr_mode"] == "kernel", "%s sample %d: user PMPC without registers but "
+                  "interrupted in user mode" % (name, s["index"]))
+        if e["mode"] == "kernel":
+            check(s["regs_user"] is not None, "%s sample %d: a kernel PMPC must leave the user "
+                  "frame alone" % (name, s["index"]))
     # perf 6.1 does not byte-swap MMAP2 prot/flags (it prints ---p for a big-endian file)
     m2 = exp["meta"]["mmap2"]   # the generator maps the text segment of the bundled ELF
     cx = lambda v: "%#x" % v if v else "0"   # C's %#lx
