@@ -1493,15 +1493,185 @@ PyObject *pmpy_file_callchains(pm_file *f, int event)
 	return res;
 }
 
+/* ---------------------------------------------------------------- attribution */
+
+/* Where rows of samples() are charged, by the library's one rule
+ * (pm_profileme_attribute(), pm_ibs_attribute()).  @p regs is an n x k
+ * C-contiguous uint64 array of each row's payload registers in payload order
+ * (ProfileMe: version, pmpc, i_stat, pctr_ctl; IBS op: caps, op_ctl, op_rip,
+ * op_data; IBS fetch: caps, fetch_ctl, fetch_linaddr), @p ips the rows' sample
+ * ips, @p ok (uint8) the rows whose payload decoded.  The payload is rebuilt
+ * from them (its first field a u32, then u64s; ProfileMe little endian, IBS in
+ * host order with no context) and handed to the library.  Returns a dict of
+ * bytes, one native element per row: addr (u64), mode, charge, trap (u8;
+ * 255 where not attributed), skid_valid, exact, ip_differs, attributed (u8),
+ * skid (i64). */
+PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips, PyObject *ok)
+{
+	enum { A_ADDR, A_SKID, A_MODE, A_CHARGE, A_TRAP, A_SKID_VALID, A_EXACT, A_DIFFERS, A_DONE, A_N };
+	static const char *const names[A_N] = { "addr", "skid", "mode", "charge", "trap", "skid_valid",
+						"exact", "ip_differs", "attributed" };
+	const pm_raw_decoder *d;
+	Py_buffer vr = { 0 }, vi = { 0 }, vo = { 0 };
+	PyObject *res = NULL;
+	char *out[A_N] = { 0 };
+	size_t n, k;
+	int pm, rc = 0;
+
+	if (!decoder) {
+		PyErr_SetString(PyExc_TypeError, "decoder must be a string");
+		return NULL;
+	}
+	d = pm_raw_decoder_find(decoder);
+	pm = d && !strcmp(decoder, "alpha_profileme");
+	if (!d || (!pm && strcmp(decoder, "ibs_op") && strcmp(decoder, "ibs_fetch"))) {
+		PyErr_Format(PyExc_ValueError, "no attribution rule for decoder %s", decoder);
+		return NULL;
+	}
+	if (PyObject_GetBuffer(regs, &vr, PyBUF_C_CONTIGUOUS | PyBUF_ND) < 0)
+		return NULL;
+	if (PyObject_GetBuffer(ips, &vi, PyBUF_C_CONTIGUOUS) < 0 ||
+	    PyObject_GetBuffer(ok, &vo, PyBUF_C_CONTIGUOUS) < 0)
+		goto out;
+	n = (size_t)vi.len / 8;
+	k = vr.ndim == 2 ? (size_t)vr.shape[1] : 0;
+	if ((size_t)vi.len % 8 || vr.ndim != 2 || (size_t)vr.shape[0] != n || vr.itemsize != 8 ||
+	    (size_t)vo.len != n || k < 2 || k > 8) {
+		PyErr_SetString(PyExc_ValueError, "regs (n x 2..8 uint64), ips (n uint64) and ok (n uint8) "
+				"do not match");
+		goto out;
+	}
+	for (int i = 0; i < A_N; i++) {
+		out[i] = malloc(n * (i <= A_SKID ? 8 : 1) + 1);
+		if (!out[i]) {
+			PyErr_NoMemory();
+			goto out;
+		}
+	}
+	Py_BEGIN_ALLOW_THREADS
+	for (size_t r = 0; r < n && !rc; r++) {
+		const uint64_t *rg = (const uint64_t *)vr.buf + r * k;
+		uint8_t payload[4 + 7 * 8];
+		uint64_t ip, addr;
+		int64_t skid = 0;
+		uint8_t mode = 255, charge = 255, trap = 255, skv = 0, exact = 0, differs = 0, done = 0;
+		size_t len = 4 + (k - 1) * 8;
+
+		memcpy(&ip, (const char *)vi.buf + 8 * r, 8);
+		addr = ip;
+		if (pm) {
+			for (int b = 0; b < 4; b++)
+				payload[b] = (uint8_t)(rg[0] >> (8 * b));
+			for (size_t j = 1; j < k; j++)
+				for (int b = 0; b < 8; b++)
+					payload[4 + 8 * (j - 1) + b] = (uint8_t)(rg[j] >> (8 * b));
+		} else {
+			uint32_t caps = (uint32_t)rg[0];
+
+			memcpy(payload, &caps, 4);
+			for (size_t j = 1; j < k; j++)
+				memcpy(payload + 4 + 8 * (j - 1), &rg[j], 8);
+		}
+		if (((const uint8_t *)vo.buf)[r]) {
+			if (pm) {
+				struct pm_profileme_sample s = { .sz = sizeof(s) };
+				struct pm_profileme_attribution a = { .sz = sizeof(a) };
+
+				if (pm_profileme_decode(payload, len, &s) == 0 &&
+				    pm_profileme_attribute(&s, ip, &a) == 0) {
+					addr = a.addr;
+					mode = (uint8_t)a.mode;
+					charge = (uint8_t)a.charge;
+					trap = (uint8_t)a.trap;
+					skv = (uint8_t)!!a.skid_valid;
+					skid = a.skid_valid ? a.skid : 0;
+					done = 1;
+				}
+			} else {
+				struct pm_ibs_attribution a = { .sz = sizeof(a) };
+
+				if (pm_ibs_attribute(d, NULL, payload, len, ip, &a) == 0) {
+					addr = a.addr;
+					exact = (uint8_t)!!a.exact;
+					differs = (uint8_t)!!a.ip_differs;
+					done = 1;
+				}
+			}
+		}
+		memcpy(out[A_ADDR] + 8 * r, &addr, 8);
+		memcpy(out[A_SKID] + 8 * r, &skid, 8);
+		out[A_MODE][r] = (char)mode;
+		out[A_CHARGE][r] = (char)charge;
+		out[A_TRAP][r] = (char)trap;
+		out[A_SKID_VALID][r] = (char)skv;
+		out[A_EXACT][r] = (char)exact;
+		out[A_DIFFERS][r] = (char)differs;
+		out[A_DONE][r] = (char)done;
+	}
+	Py_END_ALLOW_THREADS
+	res = PyDict_New();
+	for (int i = 0; res && i < A_N; i++)
+		if (pmpy_set(res, names[i], PyBytes_FromStringAndSize(out[i], (Py_ssize_t)(n * (i <= A_SKID ? 8 : 1)))))
+			Py_CLEAR(res);
+out:
+	for (int i = 0; i < A_N; i++)
+		free(out[i]);
+	if (vr.obj)
+		PyBuffer_Release(&vr);
+	if (vi.obj)
+		PyBuffer_Release(&vi);
+	if (vo.obj)
+		PyBuffer_Release(&vo);
+	return res;
+}
+
+/* Names of the attribution codes: {"charge": [...], "mode": [...], "trap": [...]}. */
+PyObject *pmpy_attribution_names(void)
+{
+	PyObject *d = PyDict_New();
+	const struct { const char *key; const char *(*name)(int); } t[] = {
+		{ "charge", pm_profileme_charge_name },
+		{ "mode", pm_profileme_mode_name },
+		{ "trap", pm_profileme_trap_name },
+	};
+
+	for (size_t i = 0; d && i < sizeof(t) / sizeof(t[0]); i++) {
+		PyObject *l = PyList_New(0);
+		const char *nm;
+
+		if (pmpy_set(d, t[i].key, l)) {
+			Py_CLEAR(d);
+			break;
+		}
+		for (int c = 0; c < 255 && (nm = t[i].name(c)); c++) {
+			PyObject *o = PyUnicode_FromString(nm);
+
+			if (!o || PyList_Append(l, o)) {
+				Py_XDECREF(o);
+				Py_CLEAR(d);
+				break;
+			}
+			Py_DECREF(o);
+		}
+	}
+	return d;
+}
+
 /* ---------------------------------------------------------------- symbols */
+
+#define PMPY_MODE_PALCODE 255
 
 /* Resolve (pid, ip, cpumode) triples (equal-length native int32 / uint64 /
  * uint8 buffers) against the maps of the recording (MMAP/MMAP2, FORK, COMM
  * exec, EXIT records, read from @p f to its end) and kallsyms: a list of
  * (name, dso, offset).  Modest by design: the maps are those at the end of
- * the recording. */
-PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes)
+ * the recording.  A cpumode of 255 is a PALcode physical address: "[PALcode]".
+ * @p symfs prefixes every mapped file name, @p kallsyms replaces /proc/kallsyms
+ * (NULL: defaults). */
+PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, const char *symfs,
+			 const char *kallsyms)
 {
+	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms };
 	struct pm_file_record rec = { .sz = sizeof(rec) };
 	Py_buffer vp = { 0 }, vi = { 0 }, vm = { 0 };
 	pm_symbolizer *sym = NULL;
@@ -1522,7 +1692,7 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 		PyErr_SetString(PyExc_ValueError, "pids (int32), ips (uint64) and cpumodes (uint8) must have the same length");
 		goto out;
 	}
-	rc = pm_sym_open(&sym, NULL);
+	rc = pm_sym_open(&sym, &so);
 	if (rc < 0) {
 		pmpy_raise(rc, "symbolizer");
 		goto out;
@@ -1580,7 +1750,10 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 			how = PM_SYM_LOOKUP_KERNEL;
 		else if (mode == PM_RECORD_MISC_USER || mode == PM_RECORD_MISC_GUEST_USER)
 			how = PM_SYM_LOOKUP_USER;
-		if (pm_sym_lookup(sym, pid, ip, how, &sr) < 0)
+		if (mode == PMPY_MODE_PALCODE)
+			/* a PALcode physical address (pm_profileme_attribute(): PM_PROFILEME_CHARGE_PALCODE) */
+			t = Py_BuildValue("(ssK)", "[PALcode]", "[PALcode]", (unsigned long long)ip);
+		else if (pm_sym_lookup(sym, pid, ip, how, &sr) < 0)
 			t = Py_BuildValue("(ssK)", "[unknown]", "[unknown]", 0ULL);
 		else
 			t = Py_BuildValue("(NNK)", pmpy_str(sr.name), pmpy_str(sr.dso), (unsigned long long)sr.offset);

@@ -222,6 +222,55 @@ def _compressed_error(head, name):
     return None
 
 
+# The payload registers each decoder's attribution reads, in payload order
+# (the first is a u32, the others u64): the rows' payloads are rebuilt from
+# these columns and handed to the library's rule (pm_profileme_attribute(),
+# pm_ibs_attribute()), so any subset of the rows of samples() can be charged.
+_ATTR_REGS = {
+    "alpha_profileme": ("version", "pmpc", "i_stat", "pctr_ctl"),
+    "ibs_op": ("caps", "op_ctl", "op_rip", "op_data"),
+    "ibs_fetch": ("caps", "fetch_ctl", "fetch_linaddr"),
+}
+_ATTR_NAMES = _c.attribution_names()     # {"charge": [...], "mode": [...], "trap": [...]}
+_ATTR_DTYPE = np.dtype([("charge_ip", "u8"), ("charge", "u1"), ("charge_mode", "u1"),
+                        ("trap", "u1"), ("skid", "i8"), ("skid_valid", "?"), ("exact", "?"),
+                        ("ip_differs", "?"), ("attributed", "?")])
+
+
+def _attr_decoder(names):
+    """The decoder whose attribution applies to an array with these columns."""
+    names = set(names or ())
+    if "pmpc" in names or "pctr_ctl" in names:
+        return "alpha_profileme"
+    if "op_ctl" in names:
+        return "ibs_op"
+    if "fetch_ctl" in names:
+        return "ibs_fetch"
+    return None
+
+
+def _attribute(samples, decoder):
+    """The attribution of each row (the library's rule), as an _ATTR_DTYPE array."""
+    regs = _ATTR_REGS[decoder]
+    missing = [k for k in regs + ("ip", "raw_ok") if k not in samples.dtype.names]
+    if missing:
+        raise ValueError("charging %s samples needs the columns %s (or attributed=False)"
+                         % (decoder, missing))
+    m = np.empty((len(samples), len(regs)), dtype=np.uint64)
+    for j, k in enumerate(regs):
+        m[:, j] = samples[k]
+    ok = np.ascontiguousarray(samples["raw_ok"], dtype=np.uint8)
+    r = _c.attribute_rows(decoder, m, np.ascontiguousarray(samples["ip"], dtype=np.uint64), ok)
+    out = np.empty(len(samples), dtype=_ATTR_DTYPE)
+    out["charge_ip"] = np.frombuffer(r["addr"], dtype=np.uint64)
+    out["skid"] = np.frombuffer(r["skid"], dtype=np.int64)
+    for k in ("mode", "charge", "trap"):
+        out["charge_mode" if k == "mode" else k] = np.frombuffer(r[k], dtype=np.uint8)
+    for k in ("skid_valid", "exact", "ip_differs", "attributed"):
+        out[k] = np.frombuffer(r[k], dtype=np.uint8).astype(bool)
+    return out
+
+
 def _real_file(obj):
     """A binary file object whose fileno() is the data itself (not a
     decompressing or otherwise transforming wrapper such as gzip.GzipFile)."""
@@ -546,14 +595,24 @@ class PerfData:
                                         % (self.name, skipped)), stacklevel=3)
         return arr
 
-    def to_pandas(self, fields=None, event=None, partial=False):
+    def to_pandas(self, fields=None, event=None, partial=False, attribution=True):
         """The samples as a pandas DataFrame (columns as ``samples()``, dtypes
         in docs/python.md): ``event`` is a categorical of the event names,
         code columns are categoricals of their names, flags are bool, and the
         decoded columns of a row whose payload did not decode (``raw_ok``
         False), or that the hardware marked invalid (IBS ``<field>_valid``
         False), are NA (pandas nullable dtypes: boolean, UInt64, categorical
-        NaN).  ``callchain_nr`` is uint64 so that sums cannot wrap."""
+        NaN).  ``callchain_nr`` is uint64 so that sums cannot wrap.
+
+        For ProfileMe and IBS rows (with all columns), ``attribution`` adds
+        where the library's rule charges each row (see ``attribute()``):
+        ``charge_ip`` (UInt64), and for ProfileMe ``charge`` and
+        ``charge_mode`` (categoricals) and ``skid`` (Int64 bytes, NA unless
+        both IPs are virtual addresses of one address space: NA for every
+        PAL sample); for IBS ``exact`` and ``ip_differs`` (boolean).  In a
+        recording of ibs_op and ibs_fetch events the op decoder's columns
+        apply to the op rows (the fetch rows are NA there): ``event=`` gives
+        one event's own columns."""
         import pandas as pd
         fields = self._fields(fields)
         get = fields
@@ -586,7 +645,7 @@ class PerfData:
                 codes[codes >= len(cats)] = -1
                 if mask is not None:
                     codes[mask] = -1
-                data[name] = pd.Categorical.from_codes(codes, categories=cats)
+                data[name] = pd.Categorical.from_codes(codes, categories=_unique_codes(cats))
             elif col.dtype == np.bool_:
                 data[name] = col if mask is None else pd.arrays.BooleanArray(col.copy(), mask.copy())
             elif name == "callchain_nr":
@@ -595,6 +654,20 @@ class PerfData:
                 data[name] = pd.arrays.IntegerArray(np.ascontiguousarray(col), mask.copy())
             else:
                 data[name] = col
+        dec = _attr_decoder(names) if attribution else None
+        if dec is not None and all(k in names for k in _ATTR_REGS[dec] + ("ip", "raw_ok")):
+            a = _attribute(arr, dec)
+            no = ~a["attributed"]
+            data["charge_ip"] = pd.arrays.IntegerArray(a["charge_ip"], no.copy())
+            if dec == "alpha_profileme":
+                for k, col in (("charge", "charge"), ("charge_mode", "mode")):
+                    codes = a[k].astype(np.int64)
+                    codes[no] = -1
+                    data[k] = pd.Categorical.from_codes(codes, categories=ATTRIBUTION_CODES[col])
+                data["skid"] = pd.arrays.IntegerArray(a["skid"], ~a["skid_valid"])
+            else:
+                data["exact"] = pd.arrays.BooleanArray(a["exact"], no.copy())
+                data["ip_differs"] = pd.arrays.BooleanArray(a["ip_differs"], no.copy())
         return pd.DataFrame(data, copy=False)
 
     def _all_names(self):
@@ -643,34 +716,77 @@ class PerfData:
         return (np.frombuffer(ips, dtype=np.uint64).copy(),
                 np.frombuffer(offs, dtype=np.int64).copy())
 
-    def symbolize(self, samples=None):
-        """Symbols of the samples' ips: a tuple (sym, dso, offset) of numpy
-        arrays (object, object, uint64), one entry per row of ``samples``
-        (default: ``self.samples()``; a numpy structured array from
-        ``samples()`` with its pid, ip and cpumode columns: a DataFrame
-        raises TypeError, missing columns ValueError).
+    def attribute(self, samples=None):
+        """Where each row of ``samples`` (default: ``self.samples()``) is
+        charged, by the library's one rule (pm_profileme_attribute(),
+        pm_ibs_attribute(); docs/raw.md): a numpy structured array with
+        ``charge_ip`` (uint64, the address to charge), and for ProfileMe
+        ``charge`` (code: "pc", "redirect" -- a PAL redirect 0x481/0x581/0x681
+        charged to the sample ip, the instruction that trapped --, "PALcode",
+        "ip"), ``charge_mode`` (code: "user", "kernel", "PAL"), ``trap``
+        (code, the redirect's name for a redirect), ``skid`` (int64 bytes,
+        ip - pc) and ``skid_valid`` (only when both IPs are virtual addresses
+        of one address space: never for a PAL sample); for IBS ``exact``
+        (charged to a valid IbsOpRip / IbsFetchLinAd) and ``ip_differs``;
+        ``attributed`` is False for a row whose payload did not decode (its
+        ``charge_ip`` is the sample ip).  Code names are in
+        ``profileme.ATTRIBUTION_CODES``."""
+        if samples is None:
+            samples = self.samples()
+        _check_samples(samples, "attribute()")
+        dec = _attr_decoder(samples.dtype.names)
+        if dec is None:
+            raise ValueError("attribute() applies to ProfileMe and IBS samples (with their "
+                             "decoded columns)")
+        return _attribute(samples, dec)
 
-        Uses the recording's MMAP/MMAP2 records and the ELF files they name,
-        and kallsyms for kernel addresses (through libprofileme's symbol
-        module).  Each distinct (pid, ip, cpumode) is looked up once.  Modest
-        by design: the maps are those at the end of the recording."""
+    def symbolize(self, samples=None, symfs=None, kallsyms=None, attributed=True):
+        """Symbols of the samples: a tuple (sym, dso, offset) of numpy arrays
+        (object, object, uint64), one entry per row of ``samples`` (default:
+        ``self.samples()``; a numpy structured array from ``samples()`` with
+        its pid, ip and cpumode columns: a DataFrame raises TypeError,
+        missing columns ValueError).
+
+        A ProfileMe or IBS row is charged where the library's rule charges
+        it (``attribute()``; ``attributed=False``: at its ip): a PAL redirect
+        at the trapping instruction, any other PALcode sample as
+        ``[PALcode]``, an IBS op at a valid IbsOpRip.  Uses the recording's
+        MMAP/MMAP2 records and the ELF files they name (under ``symfs`` when
+        given, as the CLI's --symfs), and kallsyms for kernel addresses
+        (``kallsyms``: another file than /proc/kallsyms).  Each distinct
+        (pid, address, mode) is looked up once.  Modest by design: the maps
+        are those at the end of the recording."""
         if samples is None:
             samples = self.samples()
         _check_samples(samples, "symbolize()")
         missing = [k for k in ("pid", "ip", "cpumode") if k not in (samples.dtype.names or ())]
         if missing:
             raise ValueError("symbolize() needs the columns %s" % missing)
-        keys = np.empty(len(samples), dtype=[("pid", "i4"), ("ip", "u8"), ("cpumode", "u1")])
-        keys["pid"] = samples["pid"].astype(np.int32)
-        keys["ip"] = samples["ip"]
-        keys["cpumode"] = samples["cpumode"]
+        ip = samples["ip"]
+        mode = samples["cpumode"]
+        dec = _attr_decoder(samples.dtype.names) if attributed else None
+        if dec is not None:
+            a = _attribute(samples, dec)
+            ip = a["charge_ip"]
+            if dec == "alpha_profileme":
+                # the charged address's own mode: 1 kernel, 2 user, 255 PALcode
+                by_mode = np.array([2, 1, 255] + [0] * 253, dtype=np.uint8)
+                mode = np.where(a["attributed"], by_mode[a["charge_mode"]], mode)
+        return self._lookup(samples["pid"], ip, mode, symfs, kallsyms)
+
+    def _lookup(self, pid, ip, mode, symfs, kallsyms):
+        keys = np.empty(len(pid), dtype=[("pid", "i4"), ("ip", "u8"), ("cpumode", "u1")])
+        keys["pid"] = pid.astype(np.int32)
+        keys["ip"] = ip
+        keys["cpumode"] = mode
         uniq, inverse = np.unique(keys, return_inverse=True)
         f, own = self._fresh()
         try:
             with _named(self.name):
                 res = _c.symbolize(f, np.ascontiguousarray(uniq["pid"]),
                                    np.ascontiguousarray(uniq["ip"]),
-                                   np.ascontiguousarray(uniq["cpumode"]))
+                                   np.ascontiguousarray(uniq["cpumode"]),
+                                   _opt_str(symfs, "symfs"), _opt_str(kallsyms, "kallsyms"))
         finally:
             if own:
                 _c.file_close(f)
@@ -679,33 +795,86 @@ class PerfData:
         off = np.array([r[2] for r in res], dtype=np.uint64)
         return sym[inverse], dso[inverse], off[inverse]
 
-    def hotspots(self, top=20, samples=None, weight="period"):
-        """A hot-spot table (pandas DataFrame), one row per symbol and DSO:
-        ``overhead`` (percent of the total period, what ``perf report``
-        shows as Overhead), ``samples``, ``samples_percent`` (percent of the
-        samples) and ``period`` (the sum of the periods).  Sorted by
-        overhead (``weight="period"``, perf's default) or by sample count
-        (``weight="samples"``); the ``top`` first rows.  ``samples`` is an
-        array from ``samples()`` with pid, ip, cpumode and period."""
+    def hotspots(self, top=20, samples=None, weight="period", by=("symbol", "dso"), symfs=None,
+                 kallsyms=None):
+        """A hot-spot table (pandas DataFrame), one row per symbol and DSO
+        (or per the columns ``by`` names: "symbol", "dso", and for ProfileMe
+        "trap" and "charge"): ``overhead`` (percent of the total period, what
+        ``perf report`` shows as Overhead), ``samples``, ``samples_percent``
+        (percent of the samples) and ``period`` (the sum of the periods);
+        for ProfileMe also ``redirects`` (samples charged to the trapping
+        instruction of a PAL redirect), for IBS ``exact`` (samples charged to
+        the address IBS tagged).  Rows are charged as ``symbolize()`` charges
+        them.  Sorted by overhead (``weight="period"``, perf's default) or by
+        sample count (``weight="samples"``); the ``top`` first rows.
+        ``samples`` is an array from ``samples()``."""
         import pandas as pd
         if weight not in ("period", "samples"):
             raise ValueError("weight must be 'period' or 'samples', not %r" % (weight,))
+        if isinstance(by, str):
+            by = (by,)
+        by = list(by)
         if samples is None:
-            samples = self.samples(fields=["pid", "ip", "cpumode", "period"])
-        _check_samples(samples, "hotspots()")
-        if "period" not in samples.dtype.names:
-            raise ValueError("hotspots() needs the column 'period'")
-        sym, dso, _ = self.symbolize(samples)
-        period = samples["period"].astype(np.uint64)
-        df = pd.DataFrame({"symbol": sym, "dso": dso, "period": period})
-        t = df.groupby(["symbol", "dso"], sort=False).agg(samples=("period", "size"),
-                                                          period=("period", "sum"))
+            if len(self.events) > 1 and (self._path is not None or self._seekable):
+                # each event with its own decoder (ibs_op and ibs_fetch decode apart)
+                arrays = [self.samples(event=i) for i in range(len(self.events))]
+            else:
+                fields = ["pid", "ip", "cpumode", "period", "raw_ok"]
+                dec = _attr_decoder(self._decoded)
+                if dec is not None:
+                    fields += list(_ATTR_REGS[dec])
+                arrays = [self.samples(fields=[f for f in fields if f in self._all_names()])]
+        else:
+            arrays = [samples]
+        parts = [self._charged(a, symfs, kallsyms) for a in arrays]
+        keys = set(parts[0]).intersection(*parts[1:]) if parts else set()
+        cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k in keys}
+        extra = [k for k in ("redirects", "exact") if k in cols]
+        bad = [b for b in by if b not in cols or b in ("period",) + tuple(extra)]
+        if bad:
+            raise ValueError("hotspots(by=...) groups by %s, not %s"
+                             % ([k for k in ("symbol", "dso", "trap", "charge") if k in cols], bad))
+        period = cols["period"]
+        df = pd.DataFrame(cols)
+        agg = {"samples": ("period", "size"), "period": ("period", "sum")}
+        agg.update({k: (k, "sum") for k in extra})
+        t = df.groupby(by, sort=False, dropna=False).agg(**agg)
         total = float(period.sum())
         t["overhead"] = 100.0 * t["period"].astype(np.float64) / (total or 1.0)
         t["samples_percent"] = 100.0 * t["samples"] / max(len(df), 1)
         key = ["overhead", "samples"] if weight == "period" else ["samples", "overhead"]
         t = t.sort_values(key, ascending=False, kind="stable").head(top).reset_index()
-        return t[["symbol", "dso", "overhead", "samples", "samples_percent", "period"]]
+        for k in extra:
+            t[k] = t[k].astype(np.int64)
+        return t[by + ["overhead", "samples", "samples_percent", "period"] + extra]
+
+    def _charged(self, samples, symfs, kallsyms):
+        """symbol, dso, period (and trap, charge, redirects / exact) per row."""
+        _check_samples(samples, "hotspots()")
+        if "period" not in samples.dtype.names:
+            raise ValueError("hotspots() needs the column 'period'")
+        dec = _attr_decoder(samples.dtype.names)
+        sym, dso, _ = self.symbolize(samples, symfs=symfs, kallsyms=kallsyms)
+        cols = {"symbol": sym, "dso": dso, "period": samples["period"].astype(np.uint64)}
+        if dec == "alpha_profileme":
+            a = _attribute(samples, dec)
+            names = ATTRIBUTION_CODES
+            cols["trap"] = _code_names(a["trap"], names["trap"], a["attributed"])
+            cols["charge"] = _code_names(a["charge"], names["charge"], a["attributed"])
+            cols["redirects"] = a["charge"] == names["charge"].index("redirect")
+        elif dec is not None:
+            cols["exact"] = _attribute(samples, dec)["exact"]
+        return cols
+
+
+def _code_names(codes, names, ok):
+    table = np.array(list(names) + [None] * (256 - len(names)), dtype=object)
+    out = table[codes]
+    out[~ok] = None
+    return out
+
+
+ATTRIBUTION_CODES = _ATTR_NAMES
 
 
 def _check_samples(samples, what):
@@ -713,6 +882,15 @@ def _check_samples(samples, what):
         raise TypeError("%s expects the numpy structured array of samples(), not %s "
                         "(for a DataFrame df use df.to_records(index=False))"
                         % (what, type(samples).__name__))
+
+
+def _unique_codes(names):
+    """Categories of a code column: a name that several codes share (IBS
+    "(reserved)") gets its code, so that every code keeps its own category."""
+    count = {}
+    for n in names:
+        count[n] = count.get(n, 0) + 1
+    return [n if count[n] == 1 else "%s (%d)" % (n, i) for i, n in enumerate(names)]
 
 
 def _unique_names(names):
