@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "count: the command ended with wait status 0x%x\n", status);
 	goto out;
 fail:
-	fprintf(stderr, "count: %s (%s)\n", pm_errmsg(), pm_strerror(rc));
+	fprintf(stderr, "count: %s\n", pm_error_string(rc));
 out:
 	pm_evlist_close(el);
 	pm_event_list_free(events);

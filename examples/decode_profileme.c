@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 	ret = 0;
 	goto out;
 fail:
-	fprintf(stderr, "decode_profileme: %s: %s (%s)\n", path, pm_errmsg(), pm_strerror(rc));
+	fprintf(stderr, "decode_profileme: %s: %s\n", path, pm_error_string(rc));
 out:
 	pm_file_close(f);
 	return ret;

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	ret = 0;
 	goto out;
 fail:
-	fprintf(stderr, "read_perf_data: %s: %s (%s)\n", path, pm_errmsg(), pm_strerror(rc));
+	fprintf(stderr, "read_perf_data: %s: %s\n", path, pm_error_string(rc));
 out:
 	pm_file_close(f);
 	free(pids);

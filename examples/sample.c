@@ -203,7 +203,7 @@ int main(int argc, char **argv)
 	ret = status == 0 ? 0 : 1;
 	goto out;
 fail:
-	fprintf(stderr, "sample: %s (%s)\n", pm_errmsg(), pm_strerror(rc));
+	fprintf(stderr, "sample: %s\n", pm_error_string(rc));
 out:
 	pm_evlist_close(el);
 	pm_sample_layout_free(st.layout);

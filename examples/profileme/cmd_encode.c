@@ -150,8 +150,8 @@ int cmd_encode(int argc, char **argv)
 	rc = pm_pmu_scan(&pmus, sysfs);
 	if (rc < 0) {
 		/* Generic and raw events still work without PMUs. */
-		cli_error("encode", "cannot read PMUs under %s: %s (%s)",
-			  sysfs ? sysfs : "the default sysfs", pm_strerror(rc), pm_errmsg());
+		cli_error("encode", "cannot read PMUs under %s: %s",
+			  sysfs ? sysfs : "the default sysfs", pm_error_string(rc));
 		pmus = NULL;
 		if (sysfs)
 			return 2;

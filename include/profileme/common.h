@@ -88,11 +88,34 @@ PM_API const char *pm_strerror(int err);
  * @brief **pm_errmsg()** gives the detailed message of the calling thread's
  *        most recent failure (for example "format 'event': value 0x1ff too
  *        big, maximum is 0xff").
+ *
+ * The message is complete on its own: it says what failed, on what (the
+ * file, the event, the offset), and why, including the system's text for
+ * an errno cause ("cannot create 'out.data': Permission denied").  So print
+ * it alone, never as `pm_strerror(err): pm_errmsg()` (that shows the cause
+ * twice); pm_error_string() does the right thing in one call.
  * @return a thread-local string, valid until the next libprofileme call in
  *         this thread; "" when no message was recorded.
  * @since 0.1
  */
 PM_API const char *pm_errmsg(void);
+
+/**
+ * @brief **pm_error_string()** gives the one text to show for a failure:
+ *        the detailed message (pm_errmsg()) when the calling thread's last
+ *        failure recorded one with this same code, else pm_strerror(err).
+ *
+ * ```c
+ * int err = pm_file_open(&f, path, NULL);
+ * if (err < 0)
+ *     fprintf(stderr, "%s\n", pm_error_string(err));
+ * ```
+ * @param err the negative return value (or the positive code)
+ * @return a thread-local or static string, valid until the next
+ *         libprofileme call in this thread; never NULL.
+ * @since 0.1
+ */
+PM_API const char *pm_error_string(int err);
 
 /** @brief Log levels for pm_set_log(). */
 enum pm_log_level {

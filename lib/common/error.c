@@ -5,6 +5,8 @@
 #include "internal/pm_internal.h"
 
 static _Thread_local char pm_tls_msg[512];
+/* The code pm_tls_msg was recorded for (positive), 0 when none. */
+static _Thread_local int pm_tls_code;
 
 static const char *const pm_error_text[] = {
 	[PM_ERR_FORMAT - PM_ERR_FIRST] = "Malformed input",
@@ -76,6 +78,17 @@ const char *pm_errmsg(void)
 	return pm_tls_msg;
 }
 
+const char *pm_error_string(int err)
+{
+	if (err < 0)
+		err = -err;
+	/* The message is the whole text when it was recorded for this very
+	 * failure's code; a stale one (another code) is never shown. */
+	if (err && pm_tls_msg[0] && pm_tls_code == err)
+		return pm_tls_msg;
+	return pm_strerror(err);
+}
+
 int pm__err(int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -85,6 +98,7 @@ int pm__err(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(pm_tls_msg, sizeof(pm_tls_msg), fmt, ap);
 	va_end(ap);
+	pm_tls_code = code;
 	pm__log(PM_LOG_DEBUG, "error %d: %s", code, pm_tls_msg);
 	return -code;
 }
@@ -92,4 +106,5 @@ int pm__err(int code, const char *fmt, ...)
 void pm__err_clear(void)
 {
 	pm_tls_msg[0] = '\0';
+	pm_tls_code = 0;
 }

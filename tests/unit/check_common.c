@@ -215,6 +215,45 @@ START_TEST(test_struct_check)
 }
 END_TEST
 
+/* The one text to show for a failure: the message when it belongs to this
+ * failure, the code's text otherwise; a real failure's text holds its cause
+ * exactly once. */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+START_TEST(test_error_string)
+{
+	ck_assert_int_eq(pm__err(ENOENT, "thing 'x': No such file or directory"), -ENOENT);
+	ck_assert_str_eq(pm_error_string(-ENOENT), "thing 'x': No such file or directory");
+	ck_assert_str_eq(pm_error_string(ENOENT), "thing 'x': No such file or directory");
+	/* A stale message (another code) is not shown for this failure. */
+	ck_assert_str_eq(pm_error_string(-EINVAL), "Invalid argument");
+	ck_assert_str_eq(pm_error_string(-PM_ERR_FORMAT), pm_strerror(-PM_ERR_FORMAT));
+	ck_assert_str_eq(pm_error_string(0), "Success");
+	pm__err_clear();
+	ck_assert_str_eq(pm_error_string(-ENOENT), "No such file or directory");
+
+	/* Real failures: the cause once, and what failed on. */
+	pm_file *f = NULL;
+	int rc = pm_file_open(&f, "/nonexistent/pm-dir/rec.data", NULL);
+	ck_assert_int_eq(rc, -ENOENT);
+	const char *t = pm_error_string(rc);
+	ck_assert_uint_eq(count_of(t, "No such file or directory"), 1);
+	ck_assert_ptr_nonnull(strstr(t, "/nonexistent/pm-dir/rec.data"));
+	pm_writer *w = NULL;
+	rc = pm_writer_open(&w, "/nonexistent/pm-dir/out.data", NULL);
+	ck_assert_int_lt(rc, 0);
+	t = pm_error_string(rc);
+	ck_assert_uint_eq(count_of(t, pm_strerror(rc)), 1);
+	ck_assert_ptr_nonnull(strstr(t, "/nonexistent/pm-dir/out.data"));
+}
+END_TEST
+
 START_TEST(test_buf)
 {
 	struct pm__buf b = { 0 };
@@ -245,6 +284,7 @@ static Suite *common_suite(void)
 	tcase_add_test(tc, test_attr_be_layout);
 	tcase_add_test(tc, test_attr_sizes);
 	tcase_add_test(tc, test_struct_check);
+	tcase_add_test(tc, test_error_string);
 	tcase_add_test(tc, test_buf);
 	suite_add_tcase(s, tc);
 	return s;
