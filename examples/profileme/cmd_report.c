@@ -30,7 +30,7 @@ static void rpt_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: profileme report [-i FILE] [--sort KEYS] [--json] [--skid]\n"
-		"                        [--symfs DIR] [--kallsyms FILE] [-q]\n"
+		"                        [--symfs DIR] [--kallsyms FILE] [-q] [--strict]\n"
 		"                        [-e EVENT] [-c PERIOD | -F FREQ] [-o FILE] [-- CMD ARGS...]\n"
 		"  -i FILE          perf.data file (default ./perf.data)\n"
 		"  --sort KEYS      comma-separated: sym, dso, pc, comm, pid (default comm,dso,sym)\n"
@@ -39,6 +39,7 @@ static void rpt_usage(FILE *f)
 		"                   address space, how far (PAL samples have no distance)\n"
 		"  --symfs DIR      look for the mapped files under DIR\n"
 		"  --kallsyms FILE  kernel symbols from FILE\n"
+		"  --strict         a pipe stream cut short is an error (default: a warning)\n"
 		"  -- CMD ARGS...   record CMD first (as profileme record: -e/-c/-F apply), into a\n"
 		"                   temporary file removed afterwards, or into -o FILE (kept)\n");
 }
@@ -645,6 +646,8 @@ int cmd_report(int argc, char **argv)
 			r.skid = true;
 		} else if (!strcmp(a, "-q")) {
 			o.quiet = true;
+		} else if (!strcmp(a, "--strict")) {
+			o.strict = true;
 		} else if (!strncmp(a, "--sort=", 7) || !strncmp(a, "-s", 2)) {
 			const char *val = a[1] == 's' ? (a[2] ? a + 2 : v) : a + 7;
 

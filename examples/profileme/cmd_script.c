@@ -1379,7 +1379,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: profileme script [-i FILE|-] [-F FIELDS] [--ns] [--json] [--all]\n"
-		"                        [--raw-order] [--header] [-D]\n"
+		"                        [--raw-order] [--header] [-D] [--strict]\n"
 		"  -i FILE      perf.data file to read (default perf.data; - for stdin)\n"
 		"  -F FIELDS    comma-separated perf field names: comm,pid,tid,cpu,time,event,\n"
 		"               ip,sym,symoff,dso,addr,period,phys_addr,weight,data_src,iregs,raw\n"
@@ -1389,7 +1389,9 @@ static void usage(FILE *f)
 		"  --all        with --json: one object per record, with a \"type\" key\n"
 		"  --raw-order  records in file order (default: sorted by time like perf)\n"
 		"  --header     print the header and features\n"
-		"  -D           dump every record (hex, decoded sample and raw payload)\n");
+		"  -D           dump every record (hex, decoded sample and raw payload)\n"
+		"  --strict     a pipe stream whose last record is cut (or with junk after it)\n"
+		"               is an error (default: a warning, the records before it are read)\n");
 }
 
 int cmd_script(int argc, char **argv)
@@ -1428,6 +1430,8 @@ int cmd_script(int argc, char **argv)
 				goto bad_usage;
 		} else if (!strcmp(a, "--ns")) {
 			s.ns = true;
+		} else if (!strcmp(a, "--strict")) {
+			fo.strict = 1;
 		} else if (!strcmp(a, "--json")) {
 			s.json = true;
 		} else if (!strcmp(a, "--all")) {
@@ -1529,9 +1533,19 @@ int cmd_script(int argc, char **argv)
 	}
 	o_flush();
 	if (rc < 0) {
-		cli_error("script", "%s (offset %" PRIu64 ")", pm_errmsg()[0] ? pm_errmsg() : pm_strerror(rc),
-			  pm_file_error_offset(s.f));
+		/* the library's message names the offset */
+		if (pm_errmsg()[0])
+			cli_error("script", "%s", pm_errmsg());
+		else
+			cli_error("script", "%s at offset %" PRIu64, pm_strerror(rc),
+				  pm_file_error_offset(s.f));
 		ret = 1;
+	} else {
+		const char *msg;
+
+		if (pm_file_end_status(s.f, NULL, &msg) < 0)
+			cli_error("script", "warning: %s; the stream ends there (--strict makes this "
+				  "an error)", msg);
 	}
 	cli_flush();
 #ifdef PM_HAVE_LIBELF

@@ -303,7 +303,11 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 	if (!c)
 		return 1;
 	c->o = *o;
-	rc = pm_file_open(&c->f, o->input, NULL);
+	{
+		struct pm_file_opts fo = { .sz = sizeof(fo), .strict = o->strict };
+
+		rc = pm_file_open(&c->f, o->input, &fo);
+	}
 	if (rc) {
 		cli_error(o->cmd, "%s: %s", o->input, pm_errmsg());
 		free(c);
@@ -623,6 +627,13 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 	if (rc < 0) {
 		cli_error(c->o.cmd, "%s: %s", c->o.input, pm_errmsg());
 		return 1;
+	}
+	{
+		const char *msg;
+
+		if (pm_file_end_status(c->f, NULL, &msg) < 0)
+			cli_error(c->o.cmd, "warning: %s: %s; the stream ends there (--strict makes "
+				  "this an error)", c->o.input, msg);
 	}
 	return 0;
 }

@@ -20,6 +20,7 @@ struct rep_opts {
 	const char *kallsyms; /* kernel symbols file (NULL: /proc/kallsyms when usable) */
 	bool skid;            /* unused by the engine (report --skid) */
 	bool quiet;           /* no progress, no notes */
+	bool strict;          /* a pipe stream cut short is an error, not a warning */
 };
 
 /* The IBS fields a report aggregates, from one decoded payload (absent

@@ -94,6 +94,13 @@ struct pm_file_opts {
 	size_t window_size;       /**< Read window in bytes; 0: 256 KiB.  It grows only to fit one record. */
 	size_t reorder_max_bytes; /**< Bound of the time-sorting buffer; 0: 64 MiB. */
 	int keep_compressed;      /**< 1: also hand out each COMPRESSED record (before the records it holds). */
+	/** 1: a pipe stream whose last record is cut, or that has junk after its
+	 *  last record, is an error (-PM_ERR_TRUNCATED / -PM_ERR_CORRUPT) as any
+	 *  damage is.  0 (default): as perf does, the stream ends there: every
+	 *  record before it is handed out, pm_file_next() returns 0 and
+	 *  pm_file_end_status() tells the offset.  Damage elsewhere, and in file
+	 *  mode, is always an error.  @since 0.1 */
+	int strict;
 };
 /** Frozen minimum @c sz of struct pm_file_opts (0.1: the members up to @c raw_order); accepted by
  *  every later release.  See PM_OFFSETOFEND(). */
@@ -463,6 +470,22 @@ PM_API int pm_file_build_id(const pm_file *f, size_t i, int32_t *pid, uint16_t *
  * @since 0.1
  */
 PM_API int pm_file_next(pm_file *f, struct pm_file_record *rec);
+
+/**
+ * @brief **pm_file_end_status()** tells whether a pipe stream ended early:
+ *        its last record cut, or junk (fewer than 64 KiB, up to the end of
+ *        the stream) after its last record, tolerated because
+ *        pm_file_opts::strict was 0.
+ * @param f           the file
+ * @param[out] offset offset of the cut record or of the junk, UINT64_MAX
+ *                    for a clean end (may be NULL)
+ * @param[out] msg    what was found there, naming the offset once (owned
+ *                    by the file; NULL for a clean end; may be NULL)
+ * @return 0 for a clean end (or not at the end yet), else the negative code
+ *         the damage would have given with pm_file_opts::strict.
+ * @since 0.1
+ */
+PM_API int pm_file_end_status(const pm_file *f, uint64_t *offset, const char **msg);
 
 /**
  * @brief **pm_file_error_offset()** gives the file offset of the damage

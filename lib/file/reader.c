@@ -352,12 +352,48 @@ static int pmf_rec_extent(pm_file *f, const uint8_t *p, size_t avail, uint64_t o
 	return 1;
 }
 
+/* trailing bytes after the last record that may be junk rather than damage */
+#define PMF_JUNK_MAX (64u << 10)
+
+/*
+ * Damage rc at offset off of a pipe stream, at its end: the last record cut
+ * (cut: the stream ended inside it) or junk after the last record (fewer
+ * than PMF_JUNK_MAX bytes up to the end of the stream).  Unless strict, the
+ * stream ends there: the records before it are all handed out, the message
+ * is kept for pm_file_end_status() and 0 is returned.  Anything else is the
+ * error it is.
+ */
+static int pmf_tail(pm_file *f, int rc, uint64_t off, bool cut)
+{
+	char msg[sizeof(f->tail_msg)];
+
+	if (f->strict || !f->info.pipe_mode || rc >= 0 || rc == -ENOMEM)
+		return pmf_fail(f, rc, off);
+	snprintf(msg, sizeof(msg), "%s", pm_errmsg());
+	if (!cut) {
+		/* junk only when the stream ends within PMF_JUNK_MAX bytes of it */
+		int more = pmf_fill(f, PMF_JUNK_MAX + 1);
+
+		if (more != 0) {
+			pm__err(-rc, "%s", msg);
+			return pmf_fail(f, rc, off);
+		}
+	}
+	snprintf(f->tail_msg, sizeof(f->tail_msg), "%s", msg);
+	f->tail_err = rc;
+	f->tail_off = off;
+	f->win_pos = f->win_end;
+	return 0;
+}
+
 /* Stage 1: the next raw record of the stream (in place in the window). */
 static int pmf_src_next(pm_file *f, struct pmf_rec *r)
 {
 	uint64_t off, total = 0;
 	int rc;
 
+	if (f->tail_err)
+		return 0;
 	rc = pmf_fill(f, 8);
 	if (rc < 0)
 		return pmf_fail(f, rc, f->win_off + f->win_pos);
@@ -375,30 +411,33 @@ static int pmf_src_next(pm_file *f, struct pmf_rec *r)
 					   f->info.data_size), off);
 		if (!left)
 			return 0;
-		return pmf_fail(f, pm__err(PM_ERR_TRUNCATED,
+		return pmf_tail(f, pm__err(PM_ERR_TRUNCATED,
 					   "perf.data: record header at offset %" PRIu64
-					   " is cut short (%zu bytes left)", off, left), off);
+					   " is cut short (%zu bytes left)", off, left), off, true);
 	}
 	rc = pmf_rec_extent(f, f->win + f->win_pos, f->win_end - f->win_pos, off, &total);
 	if (rc == 0) {
 		rc = pmf_fill(f, 16);
-		if (rc <= 0)
-			return pmf_fail(f, rc < 0 ? rc : pm__err(PM_ERR_TRUNCATED,
-				"perf.data: record at offset %" PRIu64 " is cut short", off), off);
+		if (rc < 0)
+			return pmf_fail(f, rc, off);
+		if (rc == 0)
+			return pmf_tail(f, pm__err(PM_ERR_TRUNCATED,
+				"perf.data: record at offset %" PRIu64 " is cut short (%zu bytes left)",
+				off, f->win_end - f->win_pos), off, true);
 		rc = pmf_rec_extent(f, f->win + f->win_pos, f->win_end - f->win_pos, off, &total);
 	}
 	if (rc < 0)
-		return pmf_fail(f, rc, off);
+		return pmf_tail(f, rc, off, false);
 	rc = pmf_fill(f, (size_t)total);
 	if (rc < 0)
 		return pmf_fail(f, rc, off);
 	if (!rc) {
 		const uint8_t *p = f->win + f->win_pos;
 
-		return pmf_fail(f, pm__err(PM_ERR_TRUNCATED,
+		return pmf_tail(f, pm__err(PM_ERR_TRUNCATED,
 					   "perf.data: record at offset %" PRIu64 " (type %u, size %" PRIu64
 					   ") runs past the end of the data (%zu bytes left)",
-					   off, pm__ld32(p, f->be), total, f->win_end - f->win_pos), off);
+					   off, pm__ld32(p, f->be), total, f->win_end - f->win_pos), off, true);
 	}
 	r->data = f->win + f->win_pos;
 #if defined(__GNUC__) || defined(__clang__)
@@ -523,10 +562,10 @@ static int pmf_rec_next(pm_file *f, struct pmf_rec *r)
 		}
 		rc = pmf_src_next(f, r);
 		if (rc <= 0) {
-			if (rc == 0 && f->dpos < f->dend)
-				return pmf_fail(f, pm__err(PM_ERR_TRUNCATED,
+			if (rc == 0 && f->dpos < f->dend && !f->tail_err)
+				return pmf_tail(f, pm__err(PM_ERR_TRUNCATED,
 					"perf.data: compressed data from offset %" PRIu64
-					" ends inside a record", f->d_rec_off), f->d_rec_off);
+					" ends inside a record", f->d_rec_off), f->d_rec_off, true);
 			return rc;
 		}
 		if (r->type != PM_RECORD_COMPRESSED && r->type != PM_RECORD_COMPRESSED2)
@@ -1044,6 +1083,15 @@ int pm_file_next(pm_file *f, struct pm_file_record *rec)
 	return rc;
 }
 
+int pm_file_end_status(const pm_file *f, uint64_t *offset, const char **msg)
+{
+	if (offset)
+		*offset = f && f->tail_err ? f->tail_off : UINT64_MAX;
+	if (msg)
+		*msg = f && f->tail_err ? f->tail_msg : NULL;
+	return f ? f->tail_err : -EINVAL;
+}
+
 uint64_t pm_file_error_offset(const pm_file *f)
 {
 	return f && f->err ? f->err_off : UINT64_MAX;
@@ -1339,6 +1387,7 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 	if (opts) {
 		f->raw_order = opts->raw_order != 0;
 		f->keep_compressed = opts->keep_compressed != 0;
+		f->strict = opts->strict != 0;
 		if (opts->window_size)
 			f->win_cap = PM_MAX(opts->window_size, PMF_MIN_WINDOW);
 		if (opts->reorder_max_bytes)

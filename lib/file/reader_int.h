@@ -207,6 +207,13 @@ struct pm_file {
 	/* metadata records at offsets below this were processed already */
 	uint64_t meta_done;
 
+	/* a pipe stream cut short or with junk after its last record, tolerated
+	 * (not strict): the stream ended there */
+	bool strict;
+	int tail_err;
+	uint64_t tail_off;
+	char tail_msg[512];
+
 	/* errors */
 	int err;
 	uint64_t err_off;

@@ -24,7 +24,9 @@ Kinds:
   simpleperf  a simpleperf-shaped file: features 128+ (META_INFO with
               simpleperf_version), no EVENT_DESC, records of type >= 32768.
   pipecut     a pipe stream of --samples samples whose last record is cut
-              (--cut N bytes off its end) or followed by --junk N bytes.
+              (--cut N bytes off its end) or followed by --junk N bytes
+              (--junk-byte B: all of value B), or whose record --zero-at K
+              has size 0 (damage in the middle).
 
 Formats per tools/perf/Documentation/perf.data-file-format.txt and perf's
 trace-event-read.c layout (see docs/file.md).  Uses struct only.
@@ -417,15 +419,25 @@ def gen_pipecut(args):
     recs = [sample(False, st, 7, 0x401000 + 16 * i, 1000000 + 1000 * i, 0, 250000)
             for i in range(args.samples)]
     good = args.samples
+    starts = []
     for r in recs:
+        starts.append(len(out))
         out += r
+    if args.zero_at is not None:
+        # a record in the middle with size 0: damage, not an end
+        struct.pack_into("<H", out, starts[args.zero_at] + 6, 0)
     bad_at = len(out)
     if args.cut:
         bad_at = len(out) - len(recs[-1])
         del out[len(out) - args.cut:]
         good -= 1
     if args.junk:
-        out += bytes((0xA5 + 3 * i) & 0xff for i in range(args.junk))
+        out += bytes(args.junk_byte if args.junk_byte is not None else (0xA5 + 3 * i) & 0xff
+                     for i in range(args.junk))
+    if args.zero_at is not None:
+        good, bad_at = args.zero_at, starts[args.zero_at]
+    elif args.junk and not args.cut:
+        bad_at = len(out) - args.junk
     exp = [{"ip": 0x401000 + 16 * i, "time": 1000000 + 1000 * i} for i in range(good)]
     return bytes(out), {"synthetic": True, "samples": exp, "damage_offset": bad_at}
 
@@ -448,6 +460,8 @@ def main(argv=None):
     ap.add_argument("--v1-header", type=int, default=72, choices=[72, 104])
     ap.add_argument("--cut", type=int, default=0)
     ap.add_argument("--junk", type=int, default=0)
+    ap.add_argument("--junk-byte", type=int)
+    ap.add_argument("--zero-at", type=int)
     args = ap.parse_args(argv)
     out, exp = globals()["gen_" + args.kind](args)
     with open(args.out, "wb") as f:

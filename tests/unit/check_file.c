@@ -1106,6 +1106,61 @@ START_TEST(test_tracing_formats)
 }
 END_TEST
 
+/* A pipe stream whose last record is cut (_i 0) or has junk after it (_i 1):
+ * the records before it, 0 at the end, pm_file_end_status() names the
+ * offset; strict: the error. */
+START_TEST(test_pipe_tail)
+{
+	struct fb f = { .be = false };
+	struct pm_attr a = basic_attr(ST_BASIC | PM_SAMPLE_IDENTIFIER);
+	struct pm_file_opts o = { .sz = sizeof(o) };
+	struct pm_file_record rec;
+	const char *msg;
+	uint64_t off, bad;
+	pm_file *pf;
+	int n, rc;
+
+	fb_mem(&f, "PERFILE2", 8);
+	fb_u64(&f, 16);
+	fb_header_attr(&f, &a, 100);
+	for (int i = 0; i < 3; i++)
+		fb_sample(&f, ST_BASIC | PM_SAMPLE_IDENTIFIER, 100, 0x1000 + i, 1, 1, 10 + i, 0, 1);
+	bad = f.len;
+	if (_i == 0) {
+		fb_sample(&f, ST_BASIC | PM_SAMPLE_IDENTIFIER, 100, 0x2000, 1, 1, 20, 0, 1);
+		f.len -= 3;
+	} else {
+		fb_zero(&f, 12);
+	}
+	for (int strict = 0; strict < 2; strict++) {
+		o.strict = strict;
+		ck_assert_int_eq(pm_file_open(&pf, fb_write(&f), &o), 0);
+		rec.sz = sizeof(rec);
+		n = 0;
+		while ((rc = pm_file_next(pf, &rec)) > 0)
+			n += rec.type == PM_RECORD_SAMPLE;
+		ck_assert_int_eq(n, 3);
+		if (strict) {
+			ck_assert_int_eq(rc, _i == 0 ? -PM_ERR_TRUNCATED : -PM_ERR_CORRUPT);
+			ck_assert_uint_eq(pm_file_error_offset(pf), bad);
+			ck_assert_int_eq(pm_file_end_status(pf, &off, &msg), 0);
+			ck_assert_ptr_null(msg);
+		} else {
+			ck_assert_int_eq(rc, 0);
+			ck_assert_int_eq(pm_file_next(pf, &rec), 0);
+			ck_assert_int_eq(pm_file_end_status(pf, &off, &msg),
+					 _i == 0 ? -PM_ERR_TRUNCATED : -PM_ERR_CORRUPT);
+			ck_assert_uint_eq(off, bad);
+			ck_assert_ptr_nonnull(strstr(msg, "offset"));
+			ck_assert_uint_eq(pm_file_error_offset(pf), UINT64_MAX);
+		}
+		pm_file_close(pf);
+		unlink(tmpl);
+	}
+	free(f.b);
+}
+END_TEST
+
 static Suite *file_suite(void)
 {
 	Suite *s = suite_create("file");
@@ -1127,6 +1182,7 @@ static Suite *file_suite(void)
 	tcase_add_loop_test(tc, test_stream_rows, 0, 2);
 	tcase_add_loop_test(tc, test_stream_runs, 0, 2);
 	tcase_add_loop_test(tc, test_tracing_formats, 0, 4);
+	tcase_add_loop_test(tc, test_pipe_tail, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+"""perf.data files of the shapes met in the wild, SYNTHETIC (tests/gen/gen_wild.py),
+read by `profileme script` / `report` and, where it reads them, the real perf.
+
+- pipe streams cut short (the last record cut, junk after the last record,
+  zeros after it): every record before the damage, exit 0, exactly one
+  warning that names the damage offset once; `--strict` turns it back into an
+  error (exit 1); perf also prints every record before it.  A record of size
+  0 in the middle of a stream stays an error.
+
+usage: test_wild_files.py PROFILEME SRCDIR BUILDDIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def gen(src, work, name, kind, *args):
+    path = os.path.join(work, name)
+    exp = path + ".json"
+    subprocess.run(["/usr/bin/python3", os.path.join(src, "tests", "gen", "gen_wild.py"), kind,
+                    path, "--expected", exp] + list(args), check=True)
+    return path, json.load(open(exp))
+
+
+def fail(msg):
+    raise SystemExit("FAIL: " + msg)
+
+
+def check_cut_streams(prof, perf, src, work):
+    cases = [("cut", ["--cut", "5"]), ("cut_header", ["--cut", "36"]),
+             ("junk", ["--junk", "13"]), ("zeros", ["--junk", "24", "--junk-byte", "0"]),
+             ("cut_junk", ["--cut", "9", "--junk", "3"])]
+    for name, args in cases:
+        path, exp = gen(src, work, "pipe_%s.data" % name, "pipecut", "--samples", "50", *args)
+        off = exp["damage_offset"]
+        for how in ("file", "stdin"):
+            kw = {}
+            cmd = [prof, "script", "--json", "-i", path]
+            if how == "stdin":
+                cmd[-1] = "-"
+                kw["stdin"] = open(path, "rb")
+                r = subprocess.run(cmd, capture_output=True, **kw)
+                r = subprocess.CompletedProcess(r.args, r.returncode, r.stdout.decode(),
+                                                r.stderr.decode())
+            else:
+                r = run(cmd)
+            if r.returncode != 0:
+                fail("%s (%s): exit %d: %s" % (name, how, r.returncode, r.stderr))
+            got = [json.loads(x) for x in r.stdout.splitlines()]
+            want = exp["samples"]
+            if [(g["ip"], g["time"]) for g in got] != [("0x%x" % w["ip"], w["time"])
+                                                        for w in want]:
+                fail("%s (%s): %d samples, expected the %d before the damage" %
+                     (name, how, len(got), len(want)))
+            lines = [x for x in r.stderr.splitlines() if x.strip()]
+            if len(lines) != 1 or "warning" not in lines[0]:
+                fail("%s (%s): expected one warning, got %r" % (name, how, r.stderr))
+            if lines[0].count("offset") != 1 or ("offset %d " % off) not in lines[0]:
+                fail("%s (%s): the warning must name offset %d once: %r" %
+                     (name, how, off, lines[0]))
+        r = run([prof, "script", "--strict", "-i", path])
+        if r.returncode != 1 or ("offset %d " % off) not in r.stderr:
+            fail("%s: --strict must fail naming offset %d: %d %r" %
+                 (name, off, r.returncode, r.stderr))
+        if r.stderr.count("offset %d" % off) != 1:
+            fail("%s: --strict error names the offset more than once: %r" % (name, r.stderr))
+        r = run([prof, "report", "-q", "--sort", "comm", "-i", path])
+        if r.returncode != 0 or r.stderr.count("warning") != 1:
+            fail("%s: report: exit %d, %r" % (name, r.returncode, r.stderr))
+        r = run([prof, "report", "-q", "--strict", "--sort", "comm", "-i", path])
+        if r.returncode != 1:
+            fail("%s: report --strict: exit %d" % (name, r.returncode))
+        if perf:
+            r = run([perf, "script", "-i", path])
+            n = len([x for x in r.stdout.splitlines() if x.strip()])
+            if name in ("cut", "cut_header", "cut_junk") and n != len(exp["samples"]):
+                fail("%s: perf printed %d samples, profileme %d" % (name, n, len(exp["samples"])))
+    # damage in the middle stays an error, from a file and from a pipe
+    path, exp = gen(src, work, "pipe_middle.data", "pipecut", "--samples", "4000",
+                    "--zero-at", "10")
+    for how in ("file", "stdin"):
+        if how == "stdin":
+            r = subprocess.run([prof, "script", "-i", "-"], stdin=open(path, "rb"),
+                               capture_output=True)
+            err = r.stderr.decode()
+        else:
+            r = run([prof, "script", "-i", path])
+            err = r.stderr
+        if r.returncode != 1 or ("offset %d " % exp["damage_offset"]) not in err:
+            fail("middle damage (%s): exit %d, %r" % (how, r.returncode, err))
+    print("cut streams: %d cases from a file and a pipe, --strict, report, middle damage" %
+          len(cases))
+
+
+def main():
+    prof, src, build = sys.argv[1:4]
+    perf = shutil.which("perf")
+    work = os.path.join(build, "tests", "perf", "wild_files")
+    os.makedirs(work, exist_ok=True)
+    check_cut_streams(prof, perf, src, work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
