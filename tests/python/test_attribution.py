@@ -187,18 +187,23 @@ def test_ibs_charge_and_columns(ibs_gen):
                     assert int(df["dc_miss_lat"].iloc[i]) == f["dc_miss_lat"]
     assert checked[("ibs_op", True, False)] > 50 and checked[("ibs_op", False, False)] > 0
     assert checked[("ibs_fetch", True, False)] > 20
-    # hotspots: each symbol's samples and exact samples, from the sidecar
+    # hotspots: one table per event, as perf report; each symbol's samples
+    # and exact samples from the sidecar
+    full = {"ibs_op": names[op], "ibs_fetch": names[fetch]}
     want = collections.Counter()
     exact = collections.Counter()
     for x in exp["samples"]:
+        ev = full[x["event"]]
         if x.get("raw_error"):
-            want[x["symbol"]] += 1
+            want[(ev, x["symbol"])] += 1
             continue
-        want[x["expected"]["charge_symbol"]] += 1
-        exact[x["expected"]["charge_symbol"]] += x["expected"]["exact"]
-    assert {row.symbol: row.samples for row in hot.itertuples()} == dict(want)
-    assert {row.symbol: row.exact for row in hot.itertuples() if row.exact} == \
+        want[(ev, x["expected"]["charge_symbol"])] += 1
+        exact[(ev, x["expected"]["charge_symbol"])] += x["expected"]["exact"]
+    assert {(row.event, row.symbol): row.samples for row in hot.itertuples()} == dict(want)
+    assert {(row.event, row.symbol): row.exact for row in hot.itertuples() if row.exact} == \
         {k: v for k, v in exact.items() if v}
+    for ev, t in hot.groupby("event"):
+        assert abs(t["overhead"].sum() - 100.0) < 1e-6     # shares within each event
 
 
 def test_bundled_ibs_to_pandas():
@@ -210,3 +215,62 @@ def test_bundled_ibs_to_pandas():
     for c in ("tag_to_ret_ctr", "comp_to_ret_ctr", "dc_miss_lat", "data_src", "charge_ip", "exact"):
         assert c in df.columns, c
     assert df["data_src"].cat.categories.is_unique
+
+
+def report_json(path):
+    out = subprocess.run([os.environ.get("PM_PROFILEME", "profileme"), "report", "--json", "-i", path,
+                          "--symfs", SYMFS, "--kallsyms", KALLSYMS], check=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode()
+    return [json.loads(line) for line in out.splitlines() if line.strip().startswith("{")]
+
+
+@pytest.mark.parametrize("which", ["profileme", "ibs"])
+def test_hotspots_agree_with_the_cli_report(which, pm_gen, ibs_gen):
+    """Python and `profileme report` charge every sample to the same symbol
+    (one policy, in the library): samples per (event, symbol), PAL redirects,
+    exact IBS samples and IBS latency means over the exact samples."""
+    path = pm_gen[0] if which == "profileme" else ibs_gen[0]
+    # the report's rows are per comm, dso and symbol (perf's default sort):
+    # summed per (event, symbol), the key of hotspots()
+    rows = {}
+    for j in report_json(path):
+        if "sym" not in j:
+            continue
+        k = (j["event"], j["sym"])
+        if k in rows:
+            for n in ("samples", "overhead", "pal_redirects", "exact"):
+                if n in j:
+                    rows[k][n] = rows[k].get(n, 0) + j[n]
+            rows[k]["merged"] = True
+        else:
+            rows[k] = dict(j)
+    rows = list(rows.values())
+    assert rows
+    with profileme.open(path) as r:
+        hot = r.hotspots(top=1000, symfs=SYMFS, kallsyms=KALLSYMS)
+        multi = "event" in hot.columns
+        got = {((row.event if multi else r.events[0]["name"]), row.symbol): row for row in hot.itertuples()}
+        for j in rows:
+            g = got[(j["event"], j["sym"])]
+            assert g.samples == j["samples"], j
+            assert abs(g.overhead - j["overhead"]) < 1e-3, j
+            if which == "profileme":
+                assert g.redirects == j.get("pal_redirects", 0), j
+            else:
+                assert g.exact == j["exact"], j
+        assert sum(j["samples"] for j in rows) == int(hot["samples"].sum())
+        if which == "ibs":
+            names = [e["name"] for e in r.events]
+            op = next(i for i, n in enumerate(names) if n.startswith("ibs_op"))
+            s = r.samples(event=op)
+            df = r.to_pandas(event=op)
+            sym, _, _ = r.symbolize(s, symfs=SYMFS)
+            df["sym"] = sym
+            ex = df[df["exact"].fillna(False)]
+            for j in rows:
+                if j["event"] != names[op] or not j.get("ops") or j.get("merged"):
+                    continue
+                d = ex[ex["sym"] == j["sym"]]
+                assert len(d) == j["ops"], j
+                assert abs(d["tag_to_ret_ctr"].mean() - j["tag_to_ret_mean"]) < 1e-3, j
+                assert int(d["ld_op"].sum()) == j["loads"] and int(d["dc_miss"].sum()) == j["dc_miss"], j

@@ -796,7 +796,7 @@ class PerfData:
         return sym[inverse], dso[inverse], off[inverse]
 
     def hotspots(self, top=20, samples=None, weight="period", by=("symbol", "dso"), symfs=None,
-                 kallsyms=None):
+                 kallsyms=None, event=None):
         """A hot-spot table (pandas DataFrame), one row per symbol and DSO
         (or per the columns ``by`` names: "symbol", "dso", and for ProfileMe
         "trap" and "charge"): ``overhead`` (percent of the total period, what
@@ -807,46 +807,76 @@ class PerfData:
         the address IBS tagged).  Rows are charged as ``symbolize()`` charges
         them.  Sorted by overhead (``weight="period"``, perf's default) or by
         sample count (``weight="samples"``); the ``top`` first rows.
-        ``samples`` is an array from ``samples()``."""
+        ``samples`` is an array from ``samples()``; ``event`` (index or name)
+        selects one event.  In a recording of several events each event is
+        its own table, as in ``perf report``: the rows carry an ``event``
+        column, shares are within the event, and ``top`` applies per event."""
         import pandas as pd
         if weight not in ("period", "samples"):
             raise ValueError("weight must be 'period' or 'samples', not %r" % (weight,))
         if isinstance(by, str):
             by = (by,)
         by = list(by)
+        ev = self._event_index(event)
         if samples is None:
-            if len(self.events) > 1 and (self._path is not None or self._seekable):
+            if ev < 0 and len(self.events) > 1 and (self._path is not None or self._seekable):
                 # each event with its own decoder (ibs_op and ibs_fetch decode apart)
                 arrays = [self.samples(event=i) for i in range(len(self.events))]
             else:
-                fields = ["pid", "ip", "cpumode", "period", "raw_ok"]
+                fields = ["pid", "ip", "cpumode", "period", "raw_ok", "event"]
+                self._schema_for(ev)
                 dec = _attr_decoder(self._decoded)
                 if dec is not None:
                     fields += list(_ATTR_REGS[dec])
-                arrays = [self.samples(fields=[f for f in fields if f in self._all_names()])]
+                arrays = [self.samples(fields=[f for f in fields if f in self._all_names()],
+                                       event=event)]
         else:
             arrays = [samples]
+            if ev >= 0:
+                if "event" not in samples.dtype.names:
+                    raise ValueError("hotspots(event=...) with samples needs their 'event' column")
+                arrays = [samples[samples["event"] == ev]]
         parts = [self._charged(a, symfs, kallsyms) for a in arrays]
         keys = set(parts[0]).intersection(*parts[1:]) if parts else set()
         cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k in keys}
         extra = [k for k in ("redirects", "exact") if k in cols]
-        bad = [b for b in by if b not in cols or b in ("period",) + tuple(extra)]
+        bad = [b for b in by if b not in cols or b in ("period", "event") + tuple(extra)]
         if bad:
             raise ValueError("hotspots(by=...) groups by %s, not %s"
                              % ([k for k in ("symbol", "dso", "trap", "charge") if k in cols], bad))
-        period = cols["period"]
         df = pd.DataFrame(cols)
-        agg = {"samples": ("period", "size"), "period": ("period", "sum")}
-        agg.update({k: (k, "sum") for k in extra})
-        t = df.groupby(by, sort=False, dropna=False).agg(**agg)
-        total = float(period.sum())
-        t["overhead"] = 100.0 * t["period"].astype(np.float64) / (total or 1.0)
-        t["samples_percent"] = 100.0 * t["samples"] / max(len(df), 1)
-        key = ["overhead", "samples"] if weight == "period" else ["samples", "overhead"]
-        t = t.sort_values(key, ascending=False, kind="stable").head(top).reset_index()
+        split = "event" in cols and len(np.unique(cols["event"])) > 1
+        tables = []
+        for evi, d in (df.groupby("event", sort=True) if split else [(None, df)]):
+            agg = {"samples": ("period", "size"), "period": ("period", "sum")}
+            agg.update({k: (k, "sum") for k in extra})
+            t = d.groupby(by, sort=False, dropna=False).agg(**agg)
+            total = float(d["period"].sum())
+            t["overhead"] = 100.0 * t["period"].astype(np.float64) / (total or 1.0)
+            t["samples_percent"] = 100.0 * t["samples"] / max(len(d), 1)
+            key = ["overhead", "samples"] if weight == "period" else ["samples", "overhead"]
+            t = t.sort_values(key, ascending=False, kind="stable").head(top).reset_index()
+            if split:
+                t.insert(0, "event", self.events[int(evi)]["name"] if 0 <= evi < len(self.events)
+                         else "[unknown]")
+            tables.append(t)
+        t = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
         for k in extra:
             t[k] = t[k].astype(np.int64)
-        return t[by + ["overhead", "samples", "samples_percent", "period"] + extra]
+        return t[(["event"] if split else []) + by +
+                 ["overhead", "samples", "samples_percent", "period"] + extra]
+
+    def _schema_for(self, ev):
+        """Read the column schema of one event (sets .decoder, .codes and the
+        decoded names) without consuming the recording."""
+        if self._file is None:
+            raise ValueError("I/O operation on a closed recording")
+        with _named(self.name):
+            cols = _c.columns_new(self._file, ev, None)
+        try:
+            self._schema(cols)
+        finally:
+            _c.columns_free(cols)
 
     def _charged(self, samples, symfs, kallsyms):
         """symbol, dso, period (and trap, charge, redirects / exact) per row."""
@@ -856,6 +886,8 @@ class PerfData:
         dec = _attr_decoder(samples.dtype.names)
         sym, dso, _ = self.symbolize(samples, symfs=symfs, kallsyms=kallsyms)
         cols = {"symbol": sym, "dso": dso, "period": samples["period"].astype(np.uint64)}
+        if "event" in samples.dtype.names:
+            cols["event"] = samples["event"].astype(np.int64)
         if dec == "alpha_profileme":
             a = _attribute(samples, dec)
             names = ATTRIBUTION_CODES
