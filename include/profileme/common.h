@@ -47,6 +47,34 @@
  */
 #define PM_STRUCT_SZ_MAX ((size_t)65536)
 
+/**
+ * @brief Marks a declaration as deprecated: the compiler warns at each use
+ *        (with @p msg, which names the replacement).  A deprecated function
+ *        stays exported, in its version node, until the SONAME changes.
+ */
+#ifndef PM_DEPRECATED
+# if defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 5))
+#  define PM_DEPRECATED(msg) __attribute__((deprecated(msg)))
+# elif defined(__clang__)
+#  define PM_DEPRECATED(msg) __attribute__((deprecated(msg)))
+# elif defined(_MSC_VER)
+#  define PM_DEPRECATED(msg) __declspec(deprecated(msg))
+# else
+#  define PM_DEPRECATED(msg)
+# endif
+#endif
+
+/**
+ * @brief Marks a declaration of the **experimental tier** (written before
+ *        PM_API): not settled for 0.1.  Its symbol lives in the version node
+ *        `PROFILEME_EXPERIMENTAL_0.1`, not in a release node, and it may
+ *        change or go in any minor release; a program that used it then
+ *        fails to load with a missing symbol version instead of misbehaving.
+ *        `profileme/experimental.h` lists the tier.  See
+ *        docs/api-stability.md.
+ */
+#define PM_EXPERIMENTAL
+
 #ifdef __cplusplus
 extern "C" {
 #endif

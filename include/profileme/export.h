@@ -29,6 +29,10 @@
  * invalid by the hardware (IBS) a u8 `<field>_valid` column after each field.
  *
  * Rows come in time order unless the file was opened with raw_order.
+ *
+ * **Experimental tier** (profileme/experimental.h): the column reader is
+ * #PM_EXPERIMENTAL, exported in the node PROFILEME_EXPERIMENTAL_0.1, and
+ * may change in any minor release.
  */
 #ifndef PROFILEME_EXPORT_H
 #define PROFILEME_EXPORT_H
@@ -77,32 +81,32 @@ struct pm_columns_opts {
  *         range); -PM_ERR_STRUCT_SIZE; -ENOMEM.
  * @since 0.1
  */
-PM_API int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts);
+PM_EXPERIMENTAL PM_API int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts);
 
 /** @brief **pm_columns_free()** releases a reader.  NULL-safe. @since 0.1 */
-PM_API void pm_columns_free(pm_columns *c);
+PM_EXPERIMENTAL PM_API void pm_columns_free(pm_columns *c);
 
 /** @brief **pm_columns_count()**: number of columns. @since 0.1 */
-PM_API size_t pm_columns_count(const pm_columns *c);
+PM_EXPERIMENTAL PM_API size_t pm_columns_count(const pm_columns *c);
 
 /** @brief **pm_columns_name()**: name of column @p i, or NULL. @since 0.1 */
-PM_API const char *pm_columns_name(const pm_columns *c, size_t i);
+PM_EXPERIMENTAL PM_API const char *pm_columns_name(const pm_columns *c, size_t i);
 
 /** @brief **pm_columns_type()**: ::pm_column_type of column @p i, or -EINVAL. @since 0.1 */
-PM_API int pm_columns_type(const pm_columns *c, size_t i);
+PM_EXPERIMENTAL PM_API int pm_columns_type(const pm_columns *c, size_t i);
 
 /** @brief **pm_columns_width()**: bytes per row of column @p i (8, 4 or 1), 0 if out of range. @since 0.1 */
-PM_API size_t pm_columns_width(const pm_columns *c, size_t i);
+PM_EXPERIMENTAL PM_API size_t pm_columns_width(const pm_columns *c, size_t i);
 
 /**
  * @brief **pm_columns_decoder()**: the raw decoder whose fields are columns,
  *        or NULL when there are none.
  * @since 0.1
  */
-PM_API const pm_raw_decoder *pm_columns_decoder(const pm_columns *c);
+PM_EXPERIMENTAL PM_API const pm_raw_decoder *pm_columns_decoder(const pm_columns *c);
 
 /** @brief **pm_columns_raw_ctx()**: the decoding context built from the file (for code names). @since 0.1 */
-PM_API const pm_raw_ctx *pm_columns_raw_ctx(const pm_columns *c);
+PM_EXPERIMENTAL PM_API const pm_raw_ctx *pm_columns_raw_ctx(const pm_columns *c);
 
 /**
  * @brief **pm_columns_read()** reads the next batch of samples.
@@ -119,7 +123,7 @@ PM_API const pm_raw_ctx *pm_columns_raw_ctx(const pm_columns *c);
  *         in the buffers and counted in @p n.
  * @since 0.1
  */
-PM_API int pm_columns_read(pm_columns *c, void *const *bufs, size_t nbufs, size_t cap, size_t *n);
+PM_EXPERIMENTAL PM_API int pm_columns_read(pm_columns *c, void *const *bufs, size_t nbufs, size_t cap, size_t *n);
 
 /**
  * @brief **pm_columns_read_rows()** reads the next batch of samples into
@@ -136,7 +140,7 @@ PM_API int pm_columns_read(pm_columns *c, void *const *bufs, size_t nbufs, size_
  * @return as pm_columns_read(); -EINVAL when a column does not fit in a row.
  * @since 0.1
  */
-PM_API int pm_columns_read_rows(pm_columns *c, void *rows, size_t row_size, const size_t *offsets,
+PM_EXPERIMENTAL PM_API int pm_columns_read_rows(pm_columns *c, void *rows, size_t row_size, const size_t *offsets,
 				size_t noffsets, size_t cap, size_t *n);
 
 /**
@@ -144,17 +148,7 @@ PM_API int pm_columns_read_rows(pm_columns *c, void *rows, size_t row_size, cons
  *        skipped (no matching attr, corrupt sample).
  * @since 0.1
  */
-PM_API uint64_t pm_columns_skipped(const pm_columns *c);
-
-/**
- * @brief **pm_raw_ctx_from_file()** builds a raw decoding context from a
- *        recording: ARCH, byte order, PMU_MAPPINGS, PMU_CAPS and CPUID.
- * @param[out] out the context; free with pm_raw_ctx_free()
- * @param f        the file
- * @return 0, -EINVAL, -ENOMEM.
- * @since 0.1
- */
-PM_API int pm_raw_ctx_from_file(pm_raw_ctx **out, const pm_file *f);
+PM_EXPERIMENTAL PM_API uint64_t pm_columns_skipped(const pm_columns *c);
 
 #ifdef __cplusplus
 }

@@ -18,5 +18,6 @@
 #include <profileme/ring.h>
 #include <profileme/writer.h>
 #include <profileme/export.h>
+#include <profileme/experimental.h>
 
 #endif /* PROFILEME_PROFILEME_H */

@@ -34,6 +34,7 @@
 
 #include <profileme/common.h>
 #include <profileme/attr.h>
+#include <profileme/file.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -378,6 +379,17 @@ PM_API int pm_raw_ctx_new(pm_raw_ctx **out);
 
 /** @brief **pm_raw_ctx_free()** releases a context.  NULL-safe. @since 0.1 */
 PM_API void pm_raw_ctx_free(pm_raw_ctx *ctx);
+
+/**
+ * @brief **pm_raw_ctx_from_file()** builds the raw decoding context of a
+ *        recording in one call: ARCH, byte order, PMU_MAPPINGS, PMU_CAPS
+ *        and CPUID, as the file's features give them.
+ * @param[out] out the context; free with pm_raw_ctx_free()
+ * @param f        the file
+ * @return 0, -EINVAL, -ENOMEM.
+ * @since 0.1
+ */
+PM_API int pm_raw_ctx_from_file(pm_raw_ctx **out, const pm_file *f);
 
 /**
  * @brief **pm_raw_ctx_set_arch()** sets the recording's architecture

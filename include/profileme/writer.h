@@ -27,6 +27,10 @@
  * Pipe mode: a 16-byte header, PERF_RECORD_HEADER_ATTR records, the string
  * features as HEADER_FEATURE records, then the records.  No tracing data is
  * written in pipe mode (perf cannot decode tracepoint fields of such a stream).
+ *
+ * **Experimental tier** (profileme/experimental.h): the perf.data writer is
+ * #PM_EXPERIMENTAL, exported in the node PROFILEME_EXPERIMENTAL_0.1, and
+ * may change in any minor release.
  */
 #ifndef PROFILEME_WRITER_H
 #define PROFILEME_WRITER_H
@@ -71,14 +75,14 @@ struct pm_writer_opts {
  * @return 0, -errno from open(), -PM_ERR_STRUCT_SIZE, -ENOMEM.
  * @since 0.1
  */
-PM_API int pm_writer_open(pm_writer **out, const char *path, const struct pm_writer_opts *opts);
+PM_EXPERIMENTAL PM_API int pm_writer_open(pm_writer **out, const char *path, const struct pm_writer_opts *opts);
 
 /**
  * @brief **pm_writer_open_fd()** writes to an open fd (not closed by the
  *        writer).  A fd that cannot seek gets pipe mode.
  * @since 0.1
  */
-PM_API int pm_writer_open_fd(pm_writer **out, int fd, const struct pm_writer_opts *opts);
+PM_EXPERIMENTAL PM_API int pm_writer_open_fd(pm_writer **out, int fd, const struct pm_writer_opts *opts);
 
 /**
  * @brief **pm_writer_add_attr()** adds an event: its attr, its name (for
@@ -91,7 +95,7 @@ PM_API int pm_writer_open_fd(pm_writer **out, int fd, const struct pm_writer_opt
  * @return 0, -EINVAL, -EBUSY (after begin), -ENOMEM.
  * @since 0.1
  */
-PM_API int pm_writer_add_attr(pm_writer *w, const struct pm_attr *attr, const char *name,
+PM_EXPERIMENTAL PM_API int pm_writer_add_attr(pm_writer *w, const struct pm_attr *attr, const char *name,
 			      const uint64_t *ids, size_t nr_ids);
 
 /**
@@ -100,21 +104,21 @@ PM_API int pm_writer_add_attr(pm_writer *w, const struct pm_attr *attr, const ch
  * @return 0 or as pm_writer_add_attr().
  * @since 0.1
  */
-PM_API int pm_writer_add_evlist(pm_writer *w, const pm_evlist *el);
+PM_EXPERIMENTAL PM_API int pm_writer_add_evlist(pm_writer *w, const pm_evlist *el);
 
 /**
  * @brief **pm_writer_set_cmdline()** the command line for the CMDLINE feature.
  * @return 0 or -ENOMEM.
  * @since 0.1
  */
-PM_API int pm_writer_set_cmdline(pm_writer *w, int argc, char *const argv[]);
+PM_EXPERIMENTAL PM_API int pm_writer_set_cmdline(pm_writer *w, int argc, char *const argv[]);
 
 /**
  * @brief **pm_writer_begin()** writes the header and the attrs.
  * @return 0, -EINVAL (no attrs), or -errno of the write.
  * @since 0.1
  */
-PM_API int pm_writer_begin(pm_writer *w);
+PM_EXPERIMENTAL PM_API int pm_writer_begin(pm_writer *w);
 
 /**
  * @brief **pm_writer_write()** appends one record (header included, host
@@ -122,21 +126,21 @@ PM_API int pm_writer_begin(pm_writer *w);
  * @return 0, -EINVAL (size < 8, or not matching its header), or -errno.
  * @since 0.1
  */
-PM_API int pm_writer_write(pm_writer *w, const void *rec, size_t size);
+PM_EXPERIMENTAL PM_API int pm_writer_write(pm_writer *w, const void *rec, size_t size);
 
 /**
  * @brief **pm_writer_ring_cb()** a ::pm_ring_record_fn that writes each record
  *        to the pm_writer passed as @p user (for pm_evlist_drain()).
  * @since 0.1
  */
-PM_API int pm_writer_ring_cb(const void *rec, size_t size, void *user);
+PM_EXPERIMENTAL PM_API int pm_writer_ring_cb(const void *rec, size_t size, void *user);
 
 /**
  * @brief **pm_writer_finished_round()** appends PERF_RECORD_FINISHED_ROUND
  *        (records before it may be sorted by time without waiting for later ones).
  * @since 0.1
  */
-PM_API int pm_writer_finished_round(pm_writer *w);
+PM_EXPERIMENTAL PM_API int pm_writer_finished_round(pm_writer *w);
 
 /**
  * @brief **pm_writer_synthesize()** appends COMM records for each thread and
@@ -147,14 +151,14 @@ PM_API int pm_writer_finished_round(pm_writer *w);
  * @return the number of records written, or -errno (-ESRCH: no such process).
  * @since 0.1
  */
-PM_API int pm_writer_synthesize(pm_writer *w, int pid);
+PM_EXPERIMENTAL PM_API int pm_writer_synthesize(pm_writer *w, int pid);
 
 /**
  * @brief **pm_writer_sync()** flushes the buffer and (file mode) rewrites
  *        the header with the data size written so far.
  * @since 0.1
  */
-PM_API int pm_writer_sync(pm_writer *w);
+PM_EXPERIMENTAL PM_API int pm_writer_sync(pm_writer *w);
 
 /**
  * @brief **pm_writer_finish()** flushes, appends the features and rewrites
@@ -162,7 +166,7 @@ PM_API int pm_writer_sync(pm_writer *w);
  * @return 0 or the first error met while writing (-errno).
  * @since 0.1
  */
-PM_API int pm_writer_finish(pm_writer *w);
+PM_EXPERIMENTAL PM_API int pm_writer_finish(pm_writer *w);
 
 /**
  * @brief **pm_writer_counts()** what was written so far.
@@ -172,7 +176,7 @@ PM_API int pm_writer_finish(pm_writer *w);
  * @param[out] bytes     bytes of records (optional)
  * @since 0.1
  */
-PM_API void pm_writer_counts(const pm_writer *w, uint64_t *records, uint64_t *samples,
+PM_EXPERIMENTAL PM_API void pm_writer_counts(const pm_writer *w, uint64_t *records, uint64_t *samples,
 			     uint64_t *bytes);
 
 /**
@@ -180,7 +184,7 @@ PM_API void pm_writer_counts(const pm_writer *w, uint64_t *records, uint64_t *sa
  *        ignored), closes the file it opened and frees the writer.  NULL-safe.
  * @since 0.1
  */
-PM_API void pm_writer_close(pm_writer *w);
+PM_EXPERIMENTAL PM_API void pm_writer_close(pm_writer *w);
 
 #ifdef __cplusplus
 }

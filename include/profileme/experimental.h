@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/**
+ * @file profileme/experimental.h
+ * @brief The experimental tier: what is not settled for 0.1.
+ *
+ * libprofileme has two tiers (docs/api-stability.md):
+ *
+ * - **stable**: every declaration without a marker.  Its symbols are in the
+ *   release node `PROFILEME_0.1` and keep the promise of
+ *   docs/api-stability.md for as long as the SONAME stays the same.
+ * - **experimental**: declarations marked #PM_EXPERIMENTAL.  Their symbols
+ *   are in the node `PROFILEME_EXPERIMENTAL_0.1`, and they may change or go
+ *   in any minor release.  A program built against one of them and run with
+ *   a library where it changed fails to load ("version
+ *   PROFILEME_EXPERIMENTAL_0.1 not found") and never calls a function whose
+ *   meaning moved.  A settled function moves to the newest release node
+ *   under the same name.
+ *
+ * The experimental tier of 0.1:
+ *
+ * | header | what | why it is not settled |
+ * |---|---|---|
+ * | profileme/writer.h | `pm_writer_*`: the perf.data writer | the live sample source and the features it writes are still being redesigned (issue 15, item 1) |
+ * | profileme/export.h | `pm_columns_*`: the bulk column reader | one bulk read API with one convention for absent fields is still to come (issue 15, item 3) |
+ *
+ * The declarations stay in their module's header, where users look for
+ * them.  This header includes those headers, so that a program can include
+ * it to say that it uses the experimental tier on purpose.
+ * profileme/profileme.h includes both tiers.
+ */
+#ifndef PROFILEME_EXPERIMENTAL_H
+#define PROFILEME_EXPERIMENTAL_H
+
+#include <profileme/common.h>
+#include <profileme/writer.h>
+#include <profileme/export.h>
+
+#endif /* PROFILEME_EXPERIMENTAL_H */
