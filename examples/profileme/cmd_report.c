@@ -428,6 +428,18 @@ static void rpt_text(struct rpt *r, struct rep_ctx *c)
 			       counts0 == PM_PROFILEME_COUNTS_INSTRUCTIONS ?
 				       " (fetched, wrong path included: docs/raw.md)" : "",
 			       pm_profileme_counts_name(counts));
+			{
+				const struct pm_attr *at = ev >= 0 ? pm_file_attr(rep_file(c), (size_t)ev) : NULL;
+				int code = 0, c0 = 0, c1 = 0;
+				int m = at ? pm_profileme_event_map(at, &code, &c0, &c1) : 0;
+
+				if (m == 1)
+					printf("# ProfileMe event code %d: the driver samples on %s (PCTR0) and counts "
+					       "%s (PCTR1)\n", code, pm_profileme_counts_name(c0),
+					       pm_profileme_counts_name(c1));
+				else if (m < 0)
+					printf("# %s\n", pm_errmsg());
+			}
 			printf("# Fate, as the bits say: NotKilled = not KILLED (not \"retired\"), Trap%% = TRP "
 			       "and not killed, Misp%% = trapped and MIS, Stall%% = STALLED\n");
 			printf("# A PAL redirect (ITB miss, Istream access violation, interrupt) is charged to "

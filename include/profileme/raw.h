@@ -201,6 +201,36 @@ PM_API const char *pm_profileme_mode_name(int code);
 PM_API const char *pm_profileme_counts_name(int code);
 
 /**
+ * @brief **pm_profileme_event_map()** says, as the Alpha driver decides it,
+ *        whether an attr samples in ProfileMe mode, which event code it
+ *        programs, and what PCTR0 and PCTR1 then count.
+ *
+ * The driver (EV67 and later) maps raw event codes 1..4 only: 1 cycles
+ * (PCTR0 cycles, PCTR1 the inum retire delay: SL1 1), 2 instructions
+ * (instructions / cycles: SL1 0), 3 Bcache misses (instructions / Bcache
+ * misses: SL1 2), 4 Mbox replays (cycles / Mbox replay traps: SL1 3); a raw
+ * config with bits other than 0-8 set is rejected.  Generic hardware events
+ * map cycles → 1, instructions → 2, cache-misses → 3; the others are
+ * unsupported.  ProfileMe is selected by config bit 8 (a PERF_TYPE_RAW attr,
+ * the `cpu` PMU's type on Alpha) or by precise_ip > 0 (raw or hardware), so
+ * perf's default `cycles:P` is ProfileMe on cycles, event code 1.  Whether
+ * the event samples (the driver also requires that) is not checked here.
+ * @param attr                the attr
+ * @param[out] event          the event code 1..4; may be NULL
+ * @param[out] pctr0_counts   ::pm_profileme_counts of PCTR0; may be NULL
+ * @param[out] pctr1_counts   ::pm_profileme_counts of PCTR1; may be NULL
+ * @return 1 for a ProfileMe event the driver accepts; 0 when the attr does
+ *         not select ProfileMe (type other than raw/hardware, or neither the
+ *         bit nor precise_ip); -PM_ERR_PROFILEME when it selects ProfileMe
+ *         but the driver would reject it (pm_errmsg() says which rule:
+ *         config bits outside 0-8, an unmapped event code, an unsupported
+ *         hardware event); -EINVAL for a NULL attr.
+ * @since 0.1
+ */
+PM_API int pm_profileme_event_map(const struct pm_attr *attr, int *event, int *pctr0_counts,
+				  int *pctr1_counts);
+
+/**
  * @brief Where a ProfileMe sample is charged (pm_profileme_attribution::charge).
  *
  * The Alpha kernel driver writes the PMPC as the sample's ip, except in two

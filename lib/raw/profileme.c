@@ -11,6 +11,8 @@
  *             STALLED 27, PCTR0 47:28
  *   PMPC:     bit 0 PALmode; bits 63:2 the PC
  */
+#include <inttypes.h>
+
 #include "raw_int.h"
 
 static const char *const trap_names[PM_PROFILEME_TRAP_COUNT] = {
@@ -203,6 +205,66 @@ int pm_profileme_ips(const struct pm_profileme_sample *s, uint64_t sample_ip, ui
 	if (ip)
 		*ip = sample_ip;
 	return p != sample_ip;
+}
+
+/* ---- which events the driver samples in ProfileMe mode ---- */
+
+/* By event code 1..4 (EV67_CYCLES, _INSTRUCTIONS, _BCACHEMISS, _MBOXREPLAY):
+ * the SL1 the driver programs, as what PCTR0 and PCTR1 count. */
+static const uint8_t event_pctr[5][2] = {
+	{ 0, 0 },
+	{ PM_PROFILEME_COUNTS_CYCLES, PM_PROFILEME_COUNTS_RETIRE_DELAY },
+	{ PM_PROFILEME_COUNTS_INSTRUCTIONS, PM_PROFILEME_COUNTS_CYCLES },
+	{ PM_PROFILEME_COUNTS_INSTRUCTIONS, PM_PROFILEME_COUNTS_BCACHE_MISSES },
+	{ PM_PROFILEME_COUNTS_CYCLES, PM_PROFILEME_COUNTS_MBOX_REPLAYS },
+};
+
+int pm_profileme_event_map(const struct pm_attr *attr, int *event, int *pctr0_counts, int *pctr1_counts)
+{
+	bool precise, bit;
+	int ev;
+
+	if (!attr)
+		return pm__err(EINVAL, "pm_profileme_event_map: NULL attr");
+	precise = PM_ATTR_PRECISE_IP(attr) > 0;
+	if (attr->type == PM_TYPE_RAW) {
+		bit = (attr->config & PM_PROFILEME_CONFIG_BIT) != 0;
+		if (!bit && !precise)
+			return 0;
+		if (attr->config & ~0x1ffULL)
+			return pm__err(PM_ERR_PROFILEME,
+				       "ProfileMe (%s): config %#" PRIx64 " sets bits other than 0-8, which "
+				       "the Alpha driver rejects",
+				       bit ? "config bit 8" : "precise_ip", attr->config);
+		ev = (int)(attr->config & 0xff);
+		if (ev < 1 || ev > 4)
+			return pm__err(PM_ERR_PROFILEME,
+				       "ProfileMe (%s): event code %d is not one the Alpha driver maps "
+				       "(1 cycles, 2 instructions, 3 Bcache misses, 4 Mbox replays)",
+				       bit ? "config bit 8" : "precise_ip", ev);
+	} else if (attr->type == PM_TYPE_HARDWARE) {
+		if (!precise)
+			return 0;
+		switch (attr->config) {
+		case 0: ev = 1; break; /* cycles */
+		case 1: ev = 2; break; /* instructions */
+		case 3: ev = 3; break; /* cache-misses: Bcache misses */
+		default:
+			return pm__err(PM_ERR_PROFILEME,
+				       "ProfileMe (precise_ip): hardware event %" PRIu64 " is not one the "
+				       "Alpha driver maps (cycles, instructions, cache-misses)",
+				       attr->config);
+		}
+	} else {
+		return 0;
+	}
+	if (event)
+		*event = ev;
+	if (pctr0_counts)
+		*pctr0_counts = event_pctr[ev][0];
+	if (pctr1_counts)
+		*pctr1_counts = event_pctr[ev][1];
+	return 1;
 }
 
 /* ---- attribution: where the kernel put the sample, and why ---- */

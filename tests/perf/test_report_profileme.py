@@ -194,7 +194,10 @@ try:
         p = subprocess.run([PM, "report", "-q", "-i", data, "--skid"], capture_output=True, text=True)
         check("(synthetic)" in p.stdout and "PCTR1 counts cycles" in p.stdout and "Skid" in p.stdout
               and "PCTR0 sampled on instructions" in p.stdout and "NotKilled" in p.stdout
-              and "Retired" not in p.stdout and "No distance for" in p.stdout,
+              and "Retired" not in p.stdout and "No distance for" in p.stdout
+              # the generator's attr: config 0x102, event code 2 -> SL1 0
+              and "ProfileMe event code 2: the driver samples on instructions (PCTR0) and counts "
+                  "cycles (PCTR1)" in p.stdout,
               "%s text header: %s" % (variant, p.stdout[:1200]))
     # The bundled recording: its symbols are found next to it (examples/data/symfs),
     # per-symbol sample counts as the sidecar's choices say.

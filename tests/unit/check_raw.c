@@ -970,7 +970,62 @@ START_TEST(test_ibs_op)
 }
 END_TEST
 
-	/* IbsOpRip when valid (RipInvalid clear), else the sample ip, inexact. */
+	/* The driver's event table (seed: ev67_profileme_sl1, __hw_perf_event_init). */
+START_TEST(test_event_map)
+{
+	static const struct {
+		uint32_t type;
+		uint64_t config;
+		unsigned precise;
+		int rc, ev, c0, c1;
+	} t[] = {
+		/* perf's default cycles:P: hardware cycles + precise_ip -> event 1, retire delay */
+		{ PM_TYPE_HARDWARE, 0, 3, 1, 1, PM_PROFILEME_COUNTS_CYCLES, PM_PROFILEME_COUNTS_RETIRE_DELAY },
+		{ PM_TYPE_HARDWARE, 1, 1, 1, 2, PM_PROFILEME_COUNTS_INSTRUCTIONS, PM_PROFILEME_COUNTS_CYCLES },
+		{ PM_TYPE_HARDWARE, 3, 2, 1, 3, PM_PROFILEME_COUNTS_INSTRUCTIONS, PM_PROFILEME_COUNTS_BCACHE_MISSES },
+		{ PM_TYPE_HARDWARE, 2, 1, -PM_ERR_PROFILEME, 0, 0, 0 }, /* cache-references: unsupported */
+		{ PM_TYPE_HARDWARE, 4, 1, -PM_ERR_PROFILEME, 0, 0, 0 }, /* branches */
+		{ PM_TYPE_HARDWARE, 0, 0, 0, 0, 0, 0 },                 /* plain cycles: aggregate mode */
+		{ PM_TYPE_RAW, 0x101, 0, 1, 1, PM_PROFILEME_COUNTS_CYCLES, PM_PROFILEME_COUNTS_RETIRE_DELAY },
+		{ PM_TYPE_RAW, 0x102, 0, 1, 2, PM_PROFILEME_COUNTS_INSTRUCTIONS, PM_PROFILEME_COUNTS_CYCLES },
+		{ PM_TYPE_RAW, 0x103, 0, 1, 3, PM_PROFILEME_COUNTS_INSTRUCTIONS, PM_PROFILEME_COUNTS_BCACHE_MISSES },
+		{ PM_TYPE_RAW, 0x104, 0, 1, 4, PM_PROFILEME_COUNTS_CYCLES, PM_PROFILEME_COUNTS_MBOX_REPLAYS },
+		{ PM_TYPE_RAW, 0x004, 2, 1, 4, PM_PROFILEME_COUNTS_CYCLES, PM_PROFILEME_COUNTS_MBOX_REPLAYS },
+		{ PM_TYPE_RAW, 0x100, 0, -PM_ERR_PROFILEME, 0, 0, 0 },  /* event 0: not mapped */
+		{ PM_TYPE_RAW, 0x105, 0, -PM_ERR_PROFILEME, 0, 0, 0 },  /* event 5 */
+		{ PM_TYPE_RAW, 0x1ff, 0, -PM_ERR_PROFILEME, 0, 0, 0 },
+		{ PM_TYPE_RAW, 0x301, 0, -PM_ERR_PROFILEME, 0, 0, 0 },  /* bit 9 */
+		{ PM_TYPE_RAW, 0x0, 1, -PM_ERR_PROFILEME, 0, 0, 0 },    /* precise, event 0 */
+		{ PM_TYPE_RAW, 0x2, 0, 0, 0, 0, 0 },                    /* aggregate mode */
+		{ 1, 0x100, 1, 0, 0, 0, 0 },                            /* software: never */
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct pm_attr a;
+		int ev = -1, c0 = -1, c1 = -1;
+
+		pm_attr_init(&a);
+		a.type = t[i].type;
+		a.config = t[i].config;
+		a.flags |= (uint64_t)t[i].precise << PM_ATTR_PRECISE_IP_SHIFT;
+		a.sample_period = 1000;
+		ck_assert_msg(pm_profileme_event_map(&a, &ev, &c0, &c1) == t[i].rc, "case %zu: rc", i);
+		if (t[i].rc == 1) {
+			ck_assert_int_eq(ev, t[i].ev);
+			ck_assert_int_eq(c0, t[i].c0);
+			ck_assert_int_eq(c1, t[i].c1);
+		} else {
+			ck_assert_int_eq(ev, -1);
+		}
+		if (t[i].rc < 0)
+			ck_assert_ptr_nonnull(strstr(pm_errmsg(), t[i].precise && !(t[i].config & 0x100) ?
+								   "precise_ip" : "config bit 8"));
+	}
+	ck_assert_int_eq(pm_profileme_event_map(NULL, NULL, NULL, NULL), -EINVAL);
+}
+END_TEST
+
+/* IbsOpRip when valid (RipInvalid clear), else the sample ip, inexact. */
 START_TEST(test_ibs_attribute)
 {
 	const pm_raw_decoder *op = pm_raw_decoder_find("ibs_op"), *fetch = pm_raw_decoder_find("ibs_fetch");
@@ -1065,6 +1120,7 @@ static Suite *raw_suite(void)
 	tcase_add_test(tc, test_ips);
 	tcase_add_test(tc, test_attribute);
 	tcase_add_test(tc, test_ibs_attribute);
+	tcase_add_test(tc, test_event_map);
 	tcase_add_test(tc, test_registry);
 	tcase_add_test(tc, test_generic_profileme_be_context);
 	tcase_add_test(tc, test_value_stride);
