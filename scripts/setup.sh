@@ -8,7 +8,8 @@ PACKAGES="build-essential cmake pkg-config libelf-dev libjson-c-dev libzstd-dev 
 python3-dev python3-numpy python3-pandas python3-pytest linux-perf
 gcc-alpha-linux-gnu libc6.1-dev-alpha-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user
 clang libclang-rt-14-dev valgrind abigail-tools doxygen
-jupyter-nbconvert python3-ipykernel python3-matplotlib gcovr"
+jupyter-nbconvert python3-ipykernel python3-matplotlib gcovr
+golang-go graphviz libprotobuf-c-dev protobuf-c-compiler zlib1g-dev"
 
 missing=
 for p in $PACKAGES; do

@@ -15,7 +15,8 @@
 	X(record, "record a profile into a perf.data file")                          \
 	X(sample, "sample a command and print samples as they arrive")               \
 	X(report, "summarise a perf.data file by symbol, module, pc, ...")           \
-	X(annotate, "per-address sample counts of one symbol")
+	X(annotate, "per-address sample counts of one symbol")                      \
+	X(convert, "write a perf.data file as pprof or folded stacks")
 
 #define X(name, help) int cmd_##name(int argc, char **argv) __attribute__((weak));
 PM_CLI_COMMANDS(X)

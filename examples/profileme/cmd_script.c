@@ -13,6 +13,7 @@
 #include <profileme/profileme.h>
 
 #include "cli.h"
+#include "progress.h"
 
 #define PM_MIN_(a, b) ((a) < (b) ? (a) : (b))
 
@@ -1375,11 +1376,18 @@ static void print_header(struct script *s)
 
 /* ------------------------------------------------------------------ */
 
+static uint64_t prog_size(pm_file *f)
+{
+	struct pm_file_info fi = { .sz = sizeof(fi) };
+
+	return pm_file_get_info(f, &fi) == 0 ? fi.file_size : 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: profileme script [-i FILE|-] [-F FIELDS] [--ns] [--json] [--all]\n"
-		"                        [--raw-order] [--header] [-D] [--strict]\n"
+		"                        [--raw-order] [--header] [-D] [--strict] [--folded] [-q]\n"
 		"  -i FILE      perf.data file to read (default perf.data; - for stdin)\n"
 		"  -F FIELDS    comma-separated perf field names: comm,pid,tid,cpu,time,event,\n"
 		"               ip,sym,symoff,dso,addr,period,phys_addr,weight,data_src,iregs,raw\n"
@@ -1391,7 +1399,9 @@ static void usage(FILE *f)
 		"  --header     print the header and features\n"
 		"  -D           dump every record (hex, decoded sample and raw payload)\n"
 		"  --strict     a pipe stream whose last record is cut (or with junk after it)\n"
-		"               is an error (default: a warning, the records before it are read)\n");
+		"               is an error (default: a warning, the records before it are read)\n"
+		"  --folded     collapsed stacks for flame graphs: comm;root;...;leaf count\n"
+		"  -q           no progress line on a terminal\n");
 }
 
 int cmd_script(int argc, char **argv)
@@ -1403,6 +1413,8 @@ int cmd_script(int argc, char **argv)
 	struct pm_record r;
 	const char *input = "perf.data";
 	uint64_t nrec = 0;
+	struct cli_progress prog;
+	bool folded = false, quiet = false;
 	int rc, ret = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -1442,6 +1454,10 @@ int cmd_script(int argc, char **argv)
 			s.header = true;
 		} else if (!strcmp(a, "-D") || !strcmp(a, "--dump-raw-trace")) {
 			s.dump = true;
+		} else if (!strcmp(a, "--folded")) {
+			folded = true;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = true;
 		} else {
 			cli_error("script", "unknown option '%s'", a);
 			goto bad_usage;
@@ -1456,6 +1472,18 @@ int cmd_script(int argc, char **argv)
 	if (rc < 0) {
 		cli_error("script", "%s", pm_errmsg()[0] ? pm_errmsg() : pm_strerror(rc));
 		return 1;
+	}
+	cli_progress_init(&prog, "script", quiet);
+	if (folded) {
+		struct pm_export_opts eo = { .sz = sizeof(eo), .event = -1, .progress = cli_progress_cb,
+					     .progress_user = &prog };
+
+		rc = pm_export_folded(s.f, &eo, 1);
+		cli_progress_done(&prog);
+		if (rc < 0)
+			cli_error("script", "%s", pm_errmsg()[0] ? pm_errmsg() : pm_strerror(rc));
+		pm_file_close(s.f);
+		return rc < 0;
 	}
 	if (s.header) {
 		print_header(&s);
@@ -1486,6 +1514,8 @@ int cmd_script(int argc, char **argv)
 			ret = 1;
 			break;
 		}
+		if (prog.on && !(nrec & 0xfff))
+			cli_progress_update(&prog, rec.offset, prog_size(s.f), s.nsamples);
 
 		if (rec.type == PM_RECORD_HEADER_ATTR || rec.type == PM_RECORD_EVENT_UPDATE)
 			make_names(&s);
@@ -1532,6 +1562,7 @@ int cmd_script(int argc, char **argv)
 		}
 	}
 	o_flush();
+	cli_progress_done(&prog);
 	if (rc < 0) {
 		/* the library's message names the offset */
 		if (pm_errmsg()[0])

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "report_core.h"
 
 /* ---- interned strings and tid -> comm ------------------------------ */
@@ -433,14 +434,6 @@ const char *rep_dso_path(struct rep_ctx *c, const char *dso, char *buf, size_t c
 
 /* ---- the loop ------------------------------------------------------ */
 
-static double rep_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void rep_side_record(struct rep_ctx *c, const struct pm_file_record *rec)
 {
 	struct pm_record r;
@@ -507,29 +500,15 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 	struct pm_file_info fi = { .sz = sizeof(fi) };
 	struct pm_sample smp;
 	struct rep_sample s;
-	bool tty = !c->o.quiet && isatty(2);
-	double t0 = tty ? rep_now() : 0, last = 0;
-	bool shown = false;
-	uint64_t nrec = 0;
+	struct cli_progress prog;
+	uint64_t nrec = 0, nsamples = 0;
 	int rc;
 
 	pm_file_get_info(c->f, &fi);
+	cli_progress_init(&prog, c->o.cmd, c->o.quiet);
 	while ((rc = pm_file_next(c->f, &rec)) > 0) {
-		if (tty && !(++nrec & 0x3fff)) {
-			double t = rep_now();
-
-			if (t - t0 > 1.0 && t - last > 0.25) {
-				if (fi.file_size)
-					fprintf(stderr, "\rprofileme %s: %3.0f%% of %.1f MB", c->o.cmd,
-						100.0 * (double)rec.offset / (double)fi.file_size,
-						fi.file_size / 1048576.0);
-				else
-					fprintf(stderr, "\rprofileme %s: %.1f MB", c->o.cmd,
-						rec.offset / 1048576.0);
-				last = t;
-				shown = true;
-			}
-		}
+		if (prog.on && !(++nrec & 0xfff))
+			cli_progress_update(&prog, rec.offset, fi.file_size, nsamples);
 		if (rec.type != PM_RECORD_SAMPLE) {
 			if (rec.type < PM_RECORD_USER_TYPE_START)
 				rep_side_record(c, &rec);
@@ -539,6 +518,7 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 		smp.sz = sizeof(smp);
 		if (pm_file_sample(c->f, &rec, &smp) < 0)
 			continue;
+		nsamples++;
 		memset(&s, 0, sizeof(s));
 		s.event_idx = rec.attr_idx;
 		s.pid = smp.pid;
@@ -622,8 +602,9 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 		if (cb(user, &s))
 			break;
 	}
-	if (shown)
-		fprintf(stderr, "\r%*s\r", 60, "");
+	if (prog.on)
+		cli_progress_update(&prog, fi.file_size ? fi.file_size : rec.offset, fi.file_size, nsamples);
+	cli_progress_done(&prog);
 	if (rc < 0) {
 		cli_error(c->o.cmd, "%s: %s", c->o.input, pm_errmsg());
 		return 1;

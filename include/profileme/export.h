@@ -40,6 +40,7 @@
 #include <profileme/common.h>
 #include <profileme/file.h>
 #include <profileme/raw.h>
+#include <profileme/symbol.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -149,6 +150,99 @@ PM_EXPERIMENTAL PM_API int pm_columns_read_rows(pm_columns *c, void *rows, size_
  * @since 0.1
  */
 PM_EXPERIMENTAL PM_API uint64_t pm_columns_skipped(const pm_columns *c);
+
+
+/* ------------------------------------------------------------------------ */
+/** @name Profiles for other tools: pprof and folded stacks
+ *
+ * pm_export_pprof() and pm_export_folded() read the rest of a ::pm_file
+ * (every record from its current position), follow its processes (COMM,
+ * MMAP/MMAP2, FORK, EXIT, exec) and symbolize each sample's stack with a
+ * ::pm_symbolizer, the same way `profileme report` does: a ProfileMe sample
+ * is charged to its profiled PC, every other sample to its ip; callchain
+ * entries follow leaf first, PERF_CONTEXT_* markers skipped and the entry
+ * that repeats the ip dropped.  See docs/export.md.
+ *  @{ */
+
+/** pm_export_opts.flags: no kernel symbols (kernel frames stay "[unknown]"). */
+#define PM_EXPORT_NO_KERNEL (1u << 0)
+/** pm_export_opts.flags: no symbols at all (pprof: mappings only, for pprof to symbolize). */
+#define PM_EXPORT_NO_SYMBOLS (1u << 1)
+/** pm_export_opts.flags: folded stacks: append `-PID/TID` to the comm (stackcollapse --tid). */
+#define PM_EXPORT_FOLDED_TID (1u << 2)
+
+/**
+ * @brief Progress callback of the exporters: called every few thousand
+ *        records and once at the end.
+ * @param user     pm_export_opts::progress_user
+ * @param offset   file offset of the record reached
+ * @param size     size of the file, 0 for a pipe
+ * @param samples  samples read so far
+ */
+typedef void (*pm_export_progress_fn)(void *user, uint64_t offset, uint64_t size, uint64_t samples);
+
+/** @brief Options of pm_export_pprof() and pm_export_folded().  Size-versioned: set @c sz. */
+struct pm_export_opts {
+	size_t sz;                /**< Set by the caller: sizeof(struct pm_export_opts). */
+	int event;                /**< Only samples of this attr index; -1: all (NULL opts: all). */
+	uint32_t flags;           /**< PM_EXPORT_* bits. */
+	const char *symfs;        /**< Prefix of every mapped file when reading symbols (NULL: none). */
+	const char *kallsyms;     /**< Kernel symbols file (NULL: /proc/kallsyms, only for a recording of this kernel). */
+	pm_symbolizer *sym;       /**< A fresh symbolizer of the caller to use (and feed) instead of one
+	                               opened from @c symfs / @c kallsyms; NULL: the exporter opens its own. */
+	pm_export_progress_fn progress; /**< Progress callback, or NULL. */
+	void *progress_user;      /**< Passed to @c progress. */
+};
+
+/**
+ * @brief **pm_export_pprof()** writes the samples of a recording as a
+ *        gzipped pprof `profile.proto` (what `go tool pprof` reads).
+ *
+ * Value types: `samples/count`, then `<event>/<unit>` for each event (the
+ * period: `nanoseconds` for cpu-clock and task-clock, `count` otherwise);
+ * for ProfileMe samples `trapped`, `killed`, `mispredicted`, `stalled`
+ * (counts) and PCTR0/PCTR1 named by what they counted (`instructions/count`,
+ * `cycles/cycles`, `retire_delay/cycles`, `bcache_misses/count`,
+ * `mbox_replays/count`; PCTR0 instructions less the `ovr` overcount); for
+ * IBS op samples `tag_to_retire/cycles`, `dc_miss_latency/cycles`,
+ * `dc_misses/count`, `mispredicted_branches/count`; for IBS fetch samples
+ * `fetch_latency/cycles`, `ic_misses/count`.  Labels: `comm`, `pid`,
+ * `tid`, `cpu`, `event` (recordings of several events), `trap` (ProfileMe,
+ * trapped or redirected samples), `data_src` (IBS op).  Mappings from
+ * MMAP/MMAP2 with build ids (MMAP2 or the BUILD_ID feature); functions from
+ * the symbolizer.  A synthetic recording says so in a comment.
+ * @param f     an open file; read from its current position to the end
+ * @param opts  options, or NULL
+ * @param path  the output file (created or truncated)
+ * @return 0; -EINVAL; -PM_ERR_STRUCT_SIZE; -ENOENT (no such event);
+ *         -PM_ERR_UNSUPPORTED when the library was built without
+ *         protobuf-c and zlib (the PROFILEME_PPROF build option); an error
+ *         of the file (the output is then not written); -errno of the output.
+ * @since 0.1
+ */
+PM_API int pm_export_pprof(pm_file *f, const struct pm_export_opts *opts, const char *path);
+
+/**
+ * @brief **pm_export_folded()** writes collapsed stacks, one line per
+ *        distinct stack, `comm;root;...;leaf count`, sorted, as Brendan
+ *        Gregg's stackcollapse-perf.pl writes them (flamegraph.pl, inferno
+ *        and speedscope read them).
+ *
+ * Counts are samples.  Spaces in the comm become `_`; a frame without a
+ * symbol is `[module]` (the module's base name) or `[unknown]`; in a name,
+ * `;` becomes `:`, quotes are dropped and C++ argument lists are cut at
+ * the first `(` (stackcollapse's tidying).  A sample without a callchain
+ * is `comm;leaf`.
+ * @param f     an open file; read from its current position to the end
+ * @param opts  options, or NULL
+ * @param fd    where to write (not closed)
+ * @return 0; -EINVAL; -PM_ERR_STRUCT_SIZE; -ENOENT; an error of the file;
+ *         -errno of a write.
+ * @since 0.1
+ */
+PM_API int pm_export_folded(pm_file *f, const struct pm_export_opts *opts, int fd);
+
+/** @} */
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,9 @@
  * over the same file with pm_file_next / pm_file_sample / pm_profileme_decode. */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <profileme/profileme.h>
 
@@ -259,6 +261,159 @@ START_TEST(test_raw_ctx_from_file)
 }
 END_TEST
 
+
+/* ---- pm_export_folded / pm_export_pprof -------------------------------- */
+
+static char *folded_of(const struct pm_export_opts *o, int *rc)
+{
+	char path[] = "/tmp/pm-folded-XXXXXX";
+	int fd = mkstemp(path);
+	pm_file *f;
+	char *buf;
+	long n;
+	FILE *fp;
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	*rc = pm_export_folded(f, o, fd);
+	pm_file_close(f);
+	fp = fdopen(fd, "r");
+	ck_assert_ptr_nonnull(fp);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = calloc(1, (size_t)n + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	return buf;
+}
+
+struct prog_seen {
+	uint64_t calls, last_off, size, samples;
+};
+
+static void prog_cb(void *user, uint64_t off, uint64_t size, uint64_t samples)
+{
+	struct prog_seen *p = user;
+
+	p->calls++;
+	p->last_off = off;
+	p->size = size;
+	p->samples = samples;
+}
+
+START_TEST(test_folded)
+{
+	struct prog_seen ps = { 0 };
+	struct pm_export_opts o = { .sz = sizeof(o), .event = -1,
+				    .symfs = PM_TEST_SRCDIR "/examples/data/symfs",
+				    .kallsyms = PM_TEST_SRCDIR "/examples/data/symfs/kallsyms",
+				    .progress = prog_cb, .progress_user = &ps };
+	uint64_t total = 0, lines = 0;
+	char *prev = NULL, *text, *line, *save = NULL;
+	int rc;
+
+	text = folded_of(&o, &rc);
+	ck_assert_int_eq(rc, 0);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+
+		ck_assert_ptr_nonnull(sp);
+		ck_assert_msg(!strncmp(line, "pmdemo;", 7), "line %s", line);
+		total += strtoull(sp + 1, NULL, 10);
+		*sp = 0;
+		if (prev)
+			ck_assert_msg(strcmp(prev, line) < 0, "not sorted: %s / %s", prev, line);
+		prev = line;
+		lines++;
+	}
+	/* 200 decodable samples and the 2 the decoder refuses, no callchains. */
+	ck_assert_uint_eq(total, 202);
+	ck_assert_uint_ge(lines, 5);
+	ck_assert_uint_ge(ps.calls, 1);
+	ck_assert_uint_eq(ps.samples, 202);
+	ck_assert_uint_eq(ps.last_off, ps.size);
+	free(text);
+
+	/* The symbols of the symfs: user PCs land in pmdemo's functions; without
+	 * symbols every user frame is [pmdemo] (its module) or [unknown]. */
+	o.progress = NULL;
+	text = folded_of(&o, &rc);
+	ck_assert_ptr_nonnull(strstr(text, "pmdemo;parse_branchy "));
+	ck_assert_ptr_nonnull(strstr(text, "pmdemo;[PALcode] "));
+	free(text);
+	o.flags = PM_EXPORT_NO_SYMBOLS;
+	text = folded_of(&o, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_ptr_null(strstr(text, "parse_branchy"));
+	ck_assert_ptr_nonnull(strstr(text, "pmdemo;[pmdemo] "));
+	free(text);
+	o.flags = PM_EXPORT_FOLDED_TID;
+	text = folded_of(&o, &rc);
+	ck_assert_ptr_nonnull(strstr(text, "pmdemo-4242/4242;parse_branchy "));
+	free(text);
+}
+END_TEST
+
+START_TEST(test_export_errors)
+{
+	struct pm_export_opts o = { .sz = sizeof(o), .event = -1 };
+	pm_file *f;
+
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	ck_assert_int_eq(pm_export_folded(NULL, NULL, 1), -EINVAL);
+	ck_assert_int_eq(pm_export_folded(f, NULL, -1), -EINVAL);
+	ck_assert_int_eq(pm_export_pprof(f, NULL, NULL), -EINVAL);
+	o.sz = 4;
+	ck_assert_int_eq(pm_export_folded(f, &o, 1), -PM_ERR_STRUCT_SIZE);
+	o.sz = sizeof(o);
+	o.event = 1;
+	ck_assert_int_eq(pm_export_folded(f, &o, 1), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(pm_errmsg(), "no event 1"));
+	o.event = -1;
+	o.flags = 1u << 30;
+	ck_assert_int_eq(pm_export_folded(f, &o, 1), -EINVAL);
+	pm_file_close(f);
+}
+END_TEST
+
+START_TEST(test_pprof_file)
+{
+	char path[] = "/tmp/pm-pprof-XXXXXX";
+	struct pm_export_opts o = { .sz = sizeof(o), .event = -1 };
+	unsigned char magic[2] = { 0, 0 };
+	int fd = mkstemp(path), rc;
+	pm_file *f;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	rc = pm_export_pprof(f, &o, path);
+	pm_file_close(f);
+	if (rc == -PM_ERR_UNSUPPORTED) {
+		/* Built without protobuf-c/zlib: the error says how to get it. */
+		ck_assert_ptr_nonnull(strstr(pm_errmsg(), "PROFILEME_PPROF"));
+	} else {
+		FILE *fp = fopen(path, "rb");
+
+		ck_assert_int_eq(rc, 0);
+		ck_assert_ptr_nonnull(fp);
+		ck_assert_int_eq(fread(magic, 1, 2, fp), 2);
+		fclose(fp);
+		ck_assert_int_eq(magic[0], 0x1f); /* gzip */
+		ck_assert_int_eq(magic[1], 0x8b);
+	}
+	/* An output that cannot be created is an error of its own. */
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	rc = pm_export_pprof(f, &o, "/nonexistent-dir/x.pb.gz");
+	ck_assert(rc == -ENOENT || rc == -PM_ERR_UNSUPPORTED);
+	pm_file_close(f);
+	unlink(path);
+}
+END_TEST
+
 static Suite *export_suite(void)
 {
 	Suite *s = suite_create("export");
@@ -270,6 +425,9 @@ static Suite *export_suite(void)
 	tcase_add_test(tc, test_rows_match);
 	tcase_add_test(tc, test_options_and_errors);
 	tcase_add_test(tc, test_raw_ctx_from_file);
+	tcase_add_test(tc, test_folded);
+	tcase_add_test(tc, test_export_errors);
+	tcase_add_test(tc, test_pprof_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
