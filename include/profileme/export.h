@@ -193,6 +193,9 @@ struct pm_export_opts {
 	pm_export_progress_fn progress; /**< Progress callback, or NULL. */
 	void *progress_user;      /**< Passed to @c progress. */
 };
+/** Frozen minimum @c sz of struct pm_export_opts (0.1: every member up to @c progress_user);
+ *  accepted by every later release.  See PM_OFFSETOFEND(). */
+#define PM_EXPORT_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_export_opts, progress_user)
 
 /**
  * @brief **pm_export_pprof()** writes the samples of a recording as a

@@ -158,12 +158,12 @@ int pmx_opts(struct pm_export_opts *o, const struct pm_export_opts *opts, const 
 	o->event = -1;
 	if (!f)
 		return pm__err(EINVAL, "%s: NULL file", who);
-	err = pm__struct_check(opts, opts ? opts->sz : 0, sizeof(*o), sizeof(*o), "struct pm_export_opts");
+	o->sz = sizeof(*o);
+	err = PM__SZ_VALID(opts, pm_export_opts, PM_EXPORT_OPTS_SZ_V1);
 	if (err)
 		return err;
 	if (opts)
-		memcpy(o, opts, PM_MIN(opts->sz, sizeof(*o)));
-	o->sz = sizeof(*o);
+		pm__opts_copy_in(o, sizeof(*o), opts, opts->sz);
 	if (o->event < -1 || (o->event >= 0 && (size_t)o->event >= pm_file_nr_attrs(f)))
 		return pm__err(ENOENT, "%s: no event %d (the file has %zu)", who, o->event,
 			       pm_file_nr_attrs(f));
@@ -678,7 +678,7 @@ static int pmx_sample(struct pmx_walk *w, const struct pm_file_record *rec, stru
 	uint64_t leaf;
 	uint32_t how;
 	size_t n = 0;
-	bool skip_dup = true;
+	bool skip_dup = true, pal = false;
 	int err;
 
 	memset(&s, 0, sizeof(s));
@@ -706,17 +706,30 @@ static int pmx_sample(struct pmx_walk *w, const struct pm_file_record *rec, stru
 	    (smp->present & PM_SAMPLE_RAW)) {
 		s.pm.sz = sizeof(s.pm);
 		if (pm_profileme_decode(smp->raw.data, smp->raw.size, &s.pm) == 0) {
+			struct pm_profileme_attribution at = { .sz = sizeof(at) };
+
 			s.is_pm = true;
-			leaf = s.pm.pc;
-			how = s.pm.mode == PM_PROFILEME_MODE_KERNEL ? PM_SYM_LOOKUP_KERNEL :
-								      PM_SYM_LOOKUP_USER;
-		} else {
-			pm__err_clear();
+			/* The kernel's rule (pm_profileme_attribute()): the profiled
+			 * pc, the trapping instruction of a PAL redirect, PALcode. */
+			if (pm_profileme_attribute(&s.pm, smp->ip, &at) == 0) {
+				leaf = at.addr;
+				pal = at.charge == PM_PROFILEME_CHARGE_PALCODE;
+				how = at.mode == PM_PROFILEME_MODE_KERNEL ? PM_SYM_LOOKUP_KERNEL :
+									    PM_SYM_LOOKUP_USER;
+			}
 		}
+		pm__err_clear();
+	} else if (s.dec && (smp->present & PM_SAMPLE_RAW) && !strncmp(pm_raw_decoder_name(s.dec), "ibs_", 4)) {
+		struct pm_ibs_attribution ia = { .sz = sizeof(ia) };
+
+		/* IbsOpRip / IbsFetchLinAd when the hardware says it is valid. */
+		if (pm_ibs_attribute(s.dec, w->raw, smp->raw.data, smp->raw.size, smp->ip, &ia) == 0)
+			leaf = ia.addr;
+		pm__err_clear();
 	}
 	if ((err = pmx_frame_push(w, &n)))
 		return err;
-	if (s.is_pm && s.pm.pal) {
+	if (pal) {
 		/* A physical PALcode address: no symbol table covers it. */
 		struct pmx_frame *fr = &w->frames[n];
 		long ps = pmx_cstr(w, "[PALcode]");

@@ -11,8 +11,10 @@ without -g) and checks:
 - `pprof -traces` shows the stacks `profileme script` prints, as often;
 - `pprof -svg` (Graphviz) renders a non-empty SVG;
 - on the SYNTHETIC ProfileMe recording (examples/data, generator
-  tests/gen/gen_profileme.py), `-sample_index` of every extra value type
-  gives the total computed from the generator's inputs (the JSON sidecar);
+  tests/gen/gen_profileme.py) and a SYNTHETIC IBS one (tests/gen/gen_ibs.py),
+  `-sample_index` of every extra value type gives the total computed from the
+  generator's inputs (the JSON sidecar), and the trap / data_src labels and
+  the IBS per-function counts are the generator's;
 - `profileme script --folded` counts per stack equal the collapse of
   `perf script` output (stackcollapse-perf.pl's rules) on the same file;
 - the progress line: shown when forced (PM_PROGRESS=1), never with -q.
@@ -336,6 +338,44 @@ try:
         if t:
             got[t.group(1)] += int(m.group(1))
     check(got == traps, "trap labels %s != generator %s" % (dict(got), dict(traps)))
+
+    # 5b. IBS (tests/gen/gen_ibs.py): value types and data_src labels from
+    #     the generator's inputs; functions where the generator charged them.
+    ibsgen = os.path.join(SRC, "tests", "gen", "gen_ibs.py")
+    ibsdata, ibsjson = os.path.join(tmp, "ibs.data"), os.path.join(tmp, "ibs.json")
+    p = run([sys.executable, ibsgen, ibsdata, "--expected", ibsjson])
+    check(p.returncode == 0, "gen_ibs.py failed: %s" % p.stderr[-500:])
+    ibsprof = os.path.join(tmp, "ibs.pb.gz")
+    convert(ibsdata, ibsprof, ["--symfs", os.path.join(SRC, "examples", "data", "symfs")])
+    iexp = json.load(open(ibsjson))["samples"]
+    op = [x for x in iexp if x["event"] == "ibs_op" and "raw_error" not in x]
+    fe = [x for x in iexp if x["event"] == "ibs_fetch" and "raw_error" not in x]
+    iwant = {
+        "samples": len(iexp),
+        "tag_to_retire": sum(x["fields"]["tag_to_ret_ctr"] for x in op),
+        "dc_miss_latency": sum(x["fields"]["dc_miss_lat"] for x in op if x["fields"]["dc_miss"]),
+        "dc_misses": sum(x["fields"]["dc_miss"] for x in op),
+        "mispredicted_branches": sum(x["fields"]["brn_misp"] for x in op),
+        "fetch_latency": sum(x["fields"]["fetch_lat"] for x in fe),
+        "ic_misses": sum(x["fields"]["ic_miss"] for x in fe),
+    }
+    check(all(iwant.values()), "the IBS recording lacks some kind of sample: %s" % iwant)
+    for vt, total in sorted(iwant.items()):
+        out = pprof(["-top", "-sample_index=" + vt, "-nodecount=1"], ibsprof)
+        m = re.search(r"of (\d+)(?:cycles)? total", out)
+        check(m and int(m.group(1)) == total, "IBS -sample_index=%s: total %s, generator says %d" % (
+            vt, m.group(1) if m else out[:300], total))
+    iflat, _ = pprof_flat(ibsprof)
+    want_fn = collections.Counter(x.get("expected", {}).get("charge_symbol") or x["symbol"] for x in iexp)
+    check(iflat == want_fn, "IBS per-function samples %s != generator's charges %s" % (dict(iflat), dict(want_fn)))
+    raw = pprof(["-raw"], ibsprof)
+    dsrc = collections.Counter()
+    for m in re.finditer(r"^\s+(\d+)\s.*\n((?:\s+\S.*:\[.*\n)+)", raw, re.M):
+        t = re.search(r"data_src:\[([^\]]*)\]", m.group(2))
+        if t:
+            dsrc[t.group(1)] += int(m.group(1))
+    want_ds = collections.Counter(x["expected"]["data_src_name"] for x in op if "data_src_name" in x["expected"])
+    check(dsrc == want_ds, "IBS data_src labels %s != generator %s" % (dict(dsrc), dict(want_ds)))
 
     # 6. --folded against stackcollapse of perf script: exact per stack
     #    for kernel and workload frames, library frames by position.
