@@ -126,7 +126,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	cli_progress_done(&prog);
 	if (err) {
-		cli_error("convert", "%s: %s", ro.input, pm_errmsg()[0] ? pm_errmsg() : pm_strerror(err));
+		cli_error("convert", "%s: %s", ro.input, pm_error_string(err));
 		ret = 1;
 	} else if (!ro.quiet && rep_is_synthetic(rc)) {
 		fprintf(stderr, "profileme convert: %s is a SYNTHETIC recording (the profile says so)\n",

@@ -1481,7 +1481,7 @@ int cmd_script(int argc, char **argv)
 		rc = pm_export_folded(s.f, &eo, 1);
 		cli_progress_done(&prog);
 		if (rc < 0)
-			cli_error("script", "%s", pm_errmsg()[0] ? pm_errmsg() : pm_strerror(rc));
+			cli_error("script", "%s", pm_error_string(rc));
 		pm_file_close(s.f);
 		return rc < 0;
 	}
