@@ -33,6 +33,9 @@
  * **Experimental tier** (profileme/experimental.h): the column reader is
  * #PM_EXPERIMENTAL, exported in the node PROFILEME_EXPERIMENTAL_0.1, and
  * may change in any minor release.
+ *
+ * The pprof and folded-stack exporters (pm_export_pprof(),
+ * pm_export_folded()) are stable (node PROFILEME_0.1); see docs/export.md.
  */
 #ifndef PROFILEME_EXPORT_H
 #define PROFILEME_EXPORT_H
