@@ -183,12 +183,16 @@ static PyObject *pmpy_exc_class(int err)
 /* A new exception object (not raised) for a negative library return value. */
 static PyObject *pmpy_exc_new(int err, const char *what)
 {
-	const char *detail = pm_errmsg();
+	const char *msg;
 
 	if (err < 0)
 		err = -err;
-	if (detail && *detail)
-		return PyObject_CallFunction(pmpy_exc_class(err), "is", err, detail);
+	/* the detailed message when the last failure recorded one for this code
+	 * (never a stale one of an earlier failure), else what failed and the
+	 * code's text */
+	msg = pm_error_string(-err);
+	if (msg && *msg && strcmp(msg, pm_strerror(-err)))
+		return PyObject_CallFunction(pmpy_exc_class(err), "is", err, msg);
 	return PyObject_CallFunction(pmpy_exc_class(err), "iN", err,
 				     PyUnicode_FromFormat("%s: %s", what, pm_strerror(-err)));
 }
@@ -451,6 +455,24 @@ pm_file *pmpy_file_open_fd(int fd)
 void pmpy_file_close(pm_file *f)
 {
 	pm_file_close(f);
+}
+
+static int pmpy_check(const void *p, const char *what);
+
+/* None for a clean end, else (code, offset, message) of a pipe stream that
+ * ended early (its last record cut, or junk after it): pm_file_end_status(). */
+PyObject *pmpy_file_end_status(pm_file *f)
+{
+	uint64_t off = UINT64_MAX;
+	const char *msg = NULL;
+	int rc;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	rc = pm_file_end_status(f, &off, &msg);
+	if (!rc)
+		Py_RETURN_NONE;
+	return Py_BuildValue("(iKN)", -rc, (unsigned long long)off, pmpy_str(msg));
 }
 
 static int pmpy_check(const void *p, const char *what)

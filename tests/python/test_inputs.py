@@ -390,3 +390,29 @@ def test_to_pandas_without_event_desc(tmp_path, which, request):
     assert len(df) == len(want) > 0
     assert list(df["event"].astype(str)) == [j["event"] for j in want]
     assert not df["event"].isna().any()
+
+
+def test_pipe_stream_cut_in_its_last_record_says_so(gen_files, tmp_path):
+    """A pipe stream whose last record is cut ends there (as perf does), but
+    not without a word: a DamageWarning names the offset, and the rows are
+    the samples before the cut."""
+    path, exp = gen_files["le_pipe"]
+    with profileme.open(path) as r:
+        recs = list(r.records())
+        full = r.samples()
+    last = max((x for x in recs if x["type"] == "SAMPLE"), key=lambda x: x["offset"])
+    assert all(x["offset"] < last["offset"] for x in recs if x["type"] == "SAMPLE" and x is not last)
+    data = open(path, "rb").read()[:last["offset"] + 12]
+    p = tmp_path / "cut-pipe.data"
+    p.write_bytes(data)
+    with open(str(p), "rb") as src:
+        cat = subprocess.Popen(["cat"], stdin=src, stdout=subprocess.PIPE)
+        with profileme.open(cat.stdout) as r:
+            with pytest.warns(profileme.DamageWarning, match=str(last["offset"])) as w:
+                s = r.samples()
+        cat.stdout.close()
+        cat.wait()
+    assert "the stream ends there (%d samples read)" % (len(full) - 1) in str(w[0].message)
+    assert len(s) == len(full) - 1
+    rest = np.sort(full, order="time")
+    assert np.array_equal(np.sort(s, order="time"), rest[rest["time"] != last["time"]])

@@ -520,6 +520,11 @@ class PerfData:
                 cols = _c.columns_new(f, ev, None)
             try:
                 arr = self._read_columns(cols, fields, ev, partial)
+                end = _c.file_end_status(f)
+                if end is not None:
+                    # a pipe stream that ended early: tolerated as perf does, said here
+                    warnings.warn(DamageWarning("%s: %s: the stream ends there (%d samples read)"
+                                                % (self.name, end[2], len(arr))), stacklevel=2)
             finally:
                 _c.columns_free(cols)
         finally:
