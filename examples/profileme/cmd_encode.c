@@ -48,6 +48,13 @@ static void json_event(const pm_event *ev)
 	printf(", \"exclude_guest\": %d", !!(a.flags & PM_ATTR_EXCLUDE_GUEST));
 	printf(", \"exclude_idle\": %d", !!(a.flags & PM_ATTR_EXCLUDE_IDLE));
 	printf(", \"freq\": %d", !!(a.flags & PM_ATTR_FREQ));
+	/* only when set: the older keys stay as they were */
+	if (a.flags & PM_ATTR_PINNED)
+		printf(", \"pinned\": 1");
+	if (a.flags & PM_ATTR_EXCLUSIVE)
+		printf(", \"exclusive\": 1");
+	if (fl & PM_EVENT_GROUP_LEADER)
+		printf(", \"group_leader\": true");
 	printf(", \"sample_type\": ");
 	cli_json_hex(stdout, a.sample_type);
 	printf(", \"bp_type\": %u", a.bp_type);

@@ -37,10 +37,14 @@
  *   - breakpoints `mem:ADDR[/LEN][:rwx]` (PERF_TYPE_BREAKPOINT, bp_type from
  *     r/w/x, default rw; bp_addr in config1, bp_len in config2, default 4,
  *     or sizeof(long) for x; sample_period 1);
- *   - groups `{e1,e2}:mods`;
+ *   - groups `{e1,e2}:mods` and named groups `name{e1,e2}`; a group's `D` and
+ *     `e` pin or make exclusive its leader only, as perf;
+ *   - inside `pmu/.../`: `event=NAME` names an event of the PMU (perf's
+ *     term=alias form), a bare `config`..`config3` is 1, and a bare `rNNN` sets
+ *     config, as perf does;
  *   - built-in terms `config=`, `config1=`, `config2=`, `config3=`,
  *     `period=`, `freq=`, `name=`;
- *   - modifiers `u k h G H I p pp ppp P S D e` with perf's meaning.
+ *   - modifiers `u k h G H I p pp ppp P S D e W` with perf's meaning.
  *
  * ProfileMe: on a PMU that has a `profileme` format, the `profileme` term
  * sets that bit, and precise sampling (`p`, `P`, precise_ip) selects
@@ -121,7 +125,10 @@ enum pm_event_flag {
 	 *  breakpoints: sample_period 1 is in the attr, as perf sets it); a
 	 *  tool keeps that unless its user asks for another period.  Cleared
 	 *  when the string sets `period=` or `freq=`. @since 0.1 */
-	PM_EVENT_DEFAULT_PERIOD = 1 << 6
+	PM_EVENT_DEFAULT_PERIOD = 1 << 6,
+	/** `W`: a weak group (a tool reopens its members alone when the group
+	 *  cannot be scheduled). @since 0.1 */
+	PM_EVENT_WEAK_GROUP = 1 << 7
 };
 
 /**

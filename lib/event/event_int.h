@@ -55,6 +55,12 @@ PM_HIDDEN int pm__tracepoint_id(const char *tracefs, const char *sys, size_t sle
  * <tracefs>/events/<sys>/<event>/id).  Returns 0, -ENOENT, -errno or -ENOMEM. */
 PM_HIDDEN int pm__tracepoint_find(const char *tracefs, uint64_t id, struct pm__buf *out);
 
+/* The ids of the tracepoints whose system and name match the fnmatch(3)
+ * patterns, in directory order (as perf walks tracefs); *ids is malloc'd.
+ * Returns 0 (possibly none), -errno of opening <tracefs>/events or -ENOMEM. */
+PM_HIDDEN int pm__tracepoint_glob(const char *tracefs, const char *sys_pat, const char *ev_pat,
+				  uint64_t **ids, size_t *n);
+
 /* Hardware cache event names (lib/event/parse.c): "L1-dcache-load-misses" ->
  * config (type | op << 8 | result << 16); 0 or -1 when not a cache name.
  * pm__hw_cache_name() writes the canonical name of a config. */

@@ -407,6 +407,10 @@ static int apply_builtin(struct parser *p, struct pm_event *ev, int bi, const st
 	uint64_t v = 0;
 	int rc;
 
+	if (!t->sval && bi <= 3) { /* a bare config word is 1, as in perf */
+		words[bi] = 1;
+		return 0;
+	}
 	if (!t->sval)
 		return perr(p, t->pos, PM_ERR_SYNTAX, "term '%s' needs a value", builtin_terms[bi]);
 	if (bi == 6) { /* name */
@@ -518,8 +522,16 @@ static int build_pmu_event(struct parser *p, struct pm_event *ev, const pm_pmu *
 		char name[128];
 		const pm_alias *al;
 
-		if (t->nlen >= sizeof(name) || t->sval)
+		if (t->nlen >= sizeof(name) || (t->sval && t->slen >= sizeof(name)))
 			continue;
+		if (t->sval) { /* event=NAME */
+			memcpy(name, t->sval, t->slen);
+			name[t->slen] = 0;
+			al = pm_pmu_alias_find(pmu, name);
+			if (al)
+				cap += pm_alias_term_count(al);
+			continue;
+		}
 		memcpy(name, t->name, t->nlen);
 		name[t->nlen] = 0;
 		al = pm_pmu_format_find(pmu, name) ? NULL : pm_pmu_alias_find(pmu, name);
@@ -555,6 +567,28 @@ static int build_pmu_event(struct parser *p, struct pm_event *ev, const pm_pmu *
 		memcpy(name, t->name, t->nlen);
 		name[t->nlen] = 0;
 		fmt = pm_pmu_format_find(pmu, name);
+		if (t->sval && !strcmp(name, "event") && t->slen < sizeof(name)) {
+			uint64_t num;
+			char an[128];
+
+			memcpy(an, t->sval, t->slen);
+			an[t->slen] = 0;
+			/* event=NAME names an event of the PMU (perf's term=ALIAS) */
+			if (parse_u64(t->sval, t->slen, &num) == -EINVAL &&
+			    (al = pm_pmu_alias_find(pmu, an)) != NULL) {
+				aliases[nal] = al;
+				alias_pos[nal++] = t->vpos;
+				continue;
+			}
+		}
+		if (!fmt && !t->sval && !pm_pmu_alias_find(pmu, name)) {
+			uint64_t raw;
+
+			if (parse_raw(t->name, t->nlen, &raw)) { /* rNNN: the config, as perf */
+				words[0] = raw;
+				continue;
+			}
+		}
 		if (fmt) {
 			struct assign a = { fmt, 1, t->pos, true, NULL };
 
@@ -822,6 +856,9 @@ static int apply_mods(struct parser *p, struct pm_event *ev, size_t pos, size_t 
 		case 'S':
 			ev->flags |= PM_EVENT_SAMPLE_READ;
 			break;
+		case 'W':
+			ev->flags |= PM_EVENT_WEAK_GROUP;
+			break;
 		case 'D':
 			f |= PM_ATTR_PINNED;
 			break;
@@ -830,7 +867,7 @@ static int apply_mods(struct parser *p, struct pm_event *ev, size_t pos, size_t 
 			break;
 		default:
 			return perr(p, pos + k, PM_ERR_SYNTAX,
-				    "unknown modifier '%c' (valid: u k h G H I p P S D e)", c);
+				    "unknown modifier '%c' (valid: u k h G H I p P S D e W)", c);
 		}
 	}
 	ev->gh_set = gh;
@@ -942,7 +979,7 @@ static uint64_t pmu_key(const struct parser *p, const struct pm_event *ev)
 static bool all_modifier_letters(const char *s, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
-		if (!strchr("ukhGHIpPSDe", s[k]) || !s[k])
+		if (!strchr("ukhGHIpPSDeW", s[k]) || !s[k])
 			return false;
 	return n > 0;
 }
@@ -1139,6 +1176,160 @@ static bool at_end_of_event(const struct parser *p, bool in_group)
 	return p->i >= p->len || p->s[p->i] == ',' || (in_group && p->s[p->i] == '}');
 }
 
+/* Hybrid core PMUs (cpu_atom, cpu_core: perf's names), in list (name)
+ * order; 0 when the machine is not hybrid (it has a `cpu` PMU or neither). */
+static size_t hybrid_pmus(const struct parser *p, const pm_pmu *out[4])
+{
+	size_t n = 0, count = p->pmus ? pm_pmu_list_count(p->pmus) : 0;
+
+	if (!count || pm_pmu_find(p->pmus, "cpu"))
+		return 0;
+	for (size_t i = 0; i < count && n < 4; i++) {
+		const pm_pmu *c = pm_pmu_list_get(p->pmus, i);
+
+		if (!strcmp(pm_pmu_name(c), "cpu_core") || !strcmp(pm_pmu_name(c), "cpu_atom"))
+			out[n++] = c;
+	}
+	return n;
+}
+
+static bool is_hybrid_pmu(const pm_pmu *pmu)
+{
+	return !strcmp(pm_pmu_name(pmu), "cpu_core") || !strcmp(pm_pmu_name(pmu), "cpu_atom");
+}
+
+/* perf's PMU wildcard: does PMU `name` match `tok` written as a PMU?  The
+ * name is tok, or tok followed by `_<digits>`; an `uncore_` prefix of the
+ * name may be left out. */
+static bool pmu_wildcard_match(const char *name, const char *tok, size_t tlen)
+{
+	size_t k;
+
+	if (strncmp(tok, "uncore_", 7) && !strncmp(name, "uncore_", 7))
+		name += 7;
+	if (strncmp(name, tok, tlen))
+		return false;
+	name += tlen;
+	if (!*name)
+		return true;
+	if (*name != '_' || !name[1])
+		return false;
+	for (k = 1; name[k]; k++)
+		if (name[k] < '0' || name[k] > '9')
+			return false;
+	return true;
+}
+
+/* A copy of the event at index src appended to the list (owned strings
+ * duplicated); NULL when out of memory. */
+static struct pm_event *event_dup(struct parser *p, size_t src)
+{
+	struct pm_event *ev = list_add(p->list), *from;
+
+	if (!ev)
+		return NULL;
+	from = &p->list->ev[src];
+	*ev = *from;
+	ev->str = pm__strndup(from->str, strlen(from->str));
+	ev->name = from->name ? pm__strndup(from->name, strlen(from->name)) : NULL;
+	ev->group = p->list->n - 1;
+	if (!ev->str || (from->name && !ev->name)) {
+		free(ev->str);
+		free(ev->name);
+		p->list->n--;
+		return NULL;
+	}
+	return ev;
+}
+
+/* On a hybrid machine a generic, cache or raw event is one event per core
+ * PMU, as perf: the PMU type in config's upper 32 bits (hardware and cache)
+ * or as the type (raw). */
+static int hybrid_expand(struct parser *p, size_t idx)
+{
+	const pm_pmu *hp[4];
+	size_t n = hybrid_pmus(p, hp), first_copy = p->list->n;
+	const struct pm_event *ev = &p->list->ev[idx];
+	uint32_t type0 = ev->attr.type;
+
+	if (!n || ev->pmu || (type0 != PM_TYPE_HARDWARE && type0 != PM_TYPE_HW_CACHE &&
+			      type0 != PM_TYPE_RAW) ||
+	    (type0 != PM_TYPE_RAW && (ev->attr.config >> 32)))
+		return 0;
+	for (size_t k = 1; k < n; k++)
+		if (!event_dup(p, idx))
+			return perr(p, p->list->ev[idx].pos, ENOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		struct pm_event *e = &p->list->ev[k ? first_copy + k - 1 : idx];
+		uint32_t t;
+
+		if (pm_pmu_type(hp[k], &t) < 0)
+			return perr(p, e->pos, PM_ERR_NO_PMU, "PMU '%s' has no usable type",
+				    pm_pmu_name(hp[k]));
+		if (type0 == PM_TYPE_RAW)
+			e->attr.type = t;
+		else
+			e->attr.config |= (uint64_t)t << 32;
+		e->pmu = hp[k];
+	}
+	return 0;
+}
+
+/* `sys:event` with fnmatch(3) patterns (`sched:sched_*`, `sched:*`,
+ * `*:sched_switch`): one tracepoint event per match, in tracefs directory
+ * order as perf.  *handled false: not such a form (p->i is left alone). */
+static int parse_tracepoint_glob(struct parser *p, bool in_group, bool *handled)
+{
+	size_t start = p->i, j = p->i, es, ee;
+	char sys[128], evn[128], root[PATH_MAX_TRACEFS];
+	uint64_t *ids = NULL;
+	size_t n = 0;
+	bool glob = false;
+	int rc;
+
+	*handled = false;
+	for (; j < p->len && (is_ident_char(p->s[j]) || p->s[j] == '*' || p->s[j] == '?'); j++)
+		if (p->s[j] == '*' || p->s[j] == '?')
+			glob = true;
+	if (j == start || j >= p->len || p->s[j] != ':' || j - start >= sizeof(sys))
+		return 0;
+	memcpy(sys, p->s + start, j - start);
+	sys[j - start] = 0;
+	es = ee = j + 1;
+	for (; ee < p->len && (is_ident_char(p->s[ee]) || p->s[ee] == '*' || p->s[ee] == '?'); ee++)
+		if (p->s[ee] == '*' || p->s[ee] == '?')
+			glob = true;
+	if (!glob || ee == es || ee - es >= sizeof(evn))
+		return 0;
+	memcpy(evn, p->s + es, ee - es);
+	evn[ee - es] = 0;
+	*handled = true;
+	rc = pm__tracefs_root(p->pmus ? pm_pmu_list_root(p->pmus) : NULL, root, sizeof(root));
+	if (!rc)
+		rc = pm__tracepoint_glob(root, sys, evn, &ids, &n);
+	if (rc == -ENOMEM)
+		return perr(p, start, ENOMEM, "out of memory");
+	if (rc)
+		return perr(p, start, ENOENT, "tracepoint pattern '%s:%s': no tracefs events at %s (%s)",
+			    sys, evn, root, pm_strerror(rc));
+	if (!n)
+		return perr(p, start, ENOENT, "tracepoint pattern '%s:%s' matches no tracepoint in %s",
+			    sys, evn, root);
+	for (size_t k = 0; k < n && !rc; k++) {
+		struct pm_attr a;
+
+		pm_attr_init(&a);
+		a.type = PM_TYPE_TRACEPOINT;
+		a.config = ids[k];
+		a.sample_period = 1;
+		a.sample_type |= PM_SAMPLE_RAW | PM_SAMPLE_TIME | PM_SAMPLE_CPU | PM_SAMPLE_PERIOD;
+		p->i = ee;
+		rc = parse_special_tail(p, in_group, start, &a, PM_EVENT_DEFAULT_PERIOD);
+	}
+	free(ids);
+	return rc;
+}
+
 static int parse_event(struct parser *p, bool in_group)
 {
 	size_t start = p->i, nlen, mpos = 0, mn = 0;
@@ -1150,8 +1341,13 @@ static int parse_event(struct parser *p, bool in_group)
 	const struct pm__generic *gen;
 	uint64_t raw;
 	char ident[128];
+	size_t idx;
 	int rc, hwc;
+	bool globbed;
 
+	rc = parse_tracepoint_glob(p, in_group, &globbed);
+	if (globbed)
+		return rc;
 	while (p->i < p->len && is_ident_char(p->s[p->i]))
 		p->i++;
 	nlen = p->i - start;
@@ -1216,9 +1412,43 @@ static int parse_event(struct parser *p, bool in_group)
 		goto out;
 	}
 
-	if (slash && p->pmus)
+	idx = p->list->n - 1;
+	if (slash && p->pmus) {
 		pmu = pm_pmu_find(p->pmus, ident);
+		for (size_t i = 0; !pmu && i < pm_pmu_list_count(p->pmus); i++) {
+			const pm_pmu *c = pm_pmu_list_get(p->pmus, i);
+
+			if (pmu_wildcard_match(pm_pmu_name(c), ident, nlen))
+				pmu = c; /* the first; the others after the modifiers */
+		}
+	}
 	gen = pmu ? NULL : pm__generic_find(name, nlen);
+	if (pmu && is_hybrid_pmu(pmu) && ts.n && !ts.t[0].sval && ts.t[0].nlen < sizeof(ident)) {
+		/* cpu_core/instructions/, cpu_core/LLC-loads/: a generic or cache
+		 * event of that core PMU (perf's hybrid form) */
+		char tn[128];
+		const struct pm__generic *g;
+		uint64_t cc = 0;
+		uint32_t pt;
+
+		memcpy(tn, ts.t[0].name, ts.t[0].nlen);
+		tn[ts.t[0].nlen] = 0;
+		g = pm__generic_find(tn, ts.t[0].nlen);
+		if (!pm_pmu_format_find(pmu, tn) && !pm_pmu_alias_find(pmu, tn) &&
+		    ((g && g->type == PM_TYPE_HARDWARE) ||
+		     pm__hw_cache_parse(tn, ts.t[0].nlen, &cc) == 0) &&
+		    pm_pmu_type(pmu, &pt) == 0) {
+			struct terms rest = { ts.t + 1, ts.n - 1, 0 };
+
+			ev->attr.type = g && g->type == PM_TYPE_HARDWARE ? PM_TYPE_HARDWARE
+									  : PM_TYPE_HW_CACHE;
+			ev->attr.config = (g && g->type == PM_TYPE_HARDWARE ? g->config : cc) |
+					  (uint64_t)pt << 32;
+			ev->pmu = pmu;
+			rc = build_plain_event(p, ev, &rest);
+			goto built;
+		}
+	}
 	if (pmu) {
 		rc = build_pmu_event(p, ev, pmu, &ts);
 	} else if (gen) {
@@ -1268,10 +1498,45 @@ static int parse_event(struct parser *p, bool in_group)
 				  ident);
 		}
 	}
+built:
 	if (rc)
 		goto out;
 	if (mn)
 		rc = apply_mods(p, ev, mpos, mn, false);
+	if (rc)
+		goto out;
+	/* more PMUs of a wildcard (uncore_imc/ on uncore_imc_0, _1, ...) */
+	if (slash && pmu && strcmp(pm_pmu_name(pmu), ident)) {
+		size_t np = pm_pmu_list_count(p->pmus);
+		bool past = false;
+
+		for (size_t i = 0; i < np && !rc; i++) {
+			const pm_pmu *c = pm_pmu_list_get(p->pmus, i);
+			struct pm_event *e;
+
+			if (c == pmu) {
+				past = true;
+				continue;
+			}
+			if (!past || !pmu_wildcard_match(pm_pmu_name(c), ident, nlen))
+				continue;
+			e = event_dup(p, idx);
+			if (!e) {
+				rc = perr(p, start, ENOMEM, "out of memory");
+				break;
+			}
+			pm_attr_init(&e->attr);
+			e->attr.size = PM_ATTR_SIZE_KNOWN;
+			if (!(p->opts & PM_EVENT_OPT_GUEST))
+				e->attr.flags |= PM_ATTR_EXCLUDE_GUEST;
+			e->flags = 0;
+			rc = build_pmu_event(p, e, c, &ts);
+			if (!rc && mn)
+				rc = apply_mods(p, e, mpos, mn, false);
+		}
+	}
+	if (!rc)
+		rc = hybrid_expand(p, idx);
 out:
 	free(ts.t);
 	return rc;
@@ -1310,9 +1575,14 @@ static int parse_group(struct parser *p)
 
 		ev->group = first;
 		if (mn) {
+			uint64_t own = ev->attr.flags & (PM_ATTR_PINNED | PM_ATTR_EXCLUSIVE);
+
 			rc = apply_mods(p, ev, mpos, mn, true);
 			if (rc)
 				return rc;
+			if (k != first) /* a group's D and e: the leader's, as perf */
+				ev->attr.flags = (ev->attr.flags & ~(PM_ATTR_PINNED | PM_ATTR_EXCLUSIVE)) |
+						 own;
 		}
 		rc = finish_event(p, ev);
 		if (rc)
@@ -1418,14 +1688,21 @@ int pm_event_parse_opts(pm_event_list **out, const pm_pmu_list *pmus, const char
 	if (!p.len)
 		rc = perr(&p, 0, PM_ERR_SYNTAX, "empty event string");
 	while (!rc) {
+		size_t gn = p.i;
+
+		/* a named group: name{...} (the name is perf's group name) */
+		while (gn < p.len && is_ident_char(p.s[gn]))
+			gn++;
+		if (gn > p.i && gn < p.len && p.s[gn] == '{')
+			p.i = gn;
 		if (p.s[p.i] == '{') {
 			rc = parse_group(&p);
 		} else {
 			size_t first = l->n;
 
 			rc = parse_event(&p, false);
-			if (!rc)
-				rc = finish_event(&p, &l->ev[first]);
+			for (size_t k = first; !rc && k < l->n; k++)
+				rc = finish_event(&p, &l->ev[k]);
 		}
 		if (rc || p.i >= p.len)
 			break;

@@ -8,6 +8,7 @@
  * scanned from ("/sys" by default), so fixture trees carry their own tracefs.
  */
 #include <dirent.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -139,5 +140,65 @@ int pm__tracepoint_find(const char *tracefs, uint64_t id, struct pm__buf *out)
 		closedir(e);
 	}
 	closedir(d);
+	return rc;
+}
+
+int pm__tracepoint_glob(const char *tracefs, const char *sys_pat, const char *ev_pat,
+			uint64_t **ids, size_t *n)
+{
+	char path[PATH_MAX_TRACEFS], sub[PATH_MAX_TRACEFS];
+	struct dirent *sd, *ed;
+	DIR *d, *e;
+	size_t cap = 0;
+	int rc = 0;
+
+	*ids = NULL;
+	*n = 0;
+	if ((size_t)snprintf(path, sizeof(path), "%s/events", tracefs) >= sizeof(path))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	/* directory order, as perf walks it */
+	while (!rc && (sd = readdir(d))) {
+		if (sd->d_name[0] == '.' || !strcmp(sd->d_name, "enable") ||
+		    !strcmp(sd->d_name, "header_page") || !strcmp(sd->d_name, "header_event") ||
+		    fnmatch(sys_pat, sd->d_name, 0))
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, sd->d_name) >= sizeof(sub))
+			continue;
+		e = opendir(sub);
+		if (!e)
+			continue;
+		while (!rc && (ed = readdir(e))) {
+			uint64_t id;
+
+			if (ed->d_name[0] == '.' || !strcmp(ed->d_name, "enable") ||
+			    !strcmp(ed->d_name, "filter") || fnmatch(ev_pat, ed->d_name, 0))
+				continue;
+			if (pm__tracepoint_id(tracefs, sd->d_name, strlen(sd->d_name), ed->d_name,
+					      strlen(ed->d_name), &id))
+				continue; /* not an event directory, or no readable id */
+			if (*n == cap) {
+				size_t ncap = cap ? cap * 2 : 16;
+				uint64_t *ni = pm__reallocarray(*ids, ncap, sizeof(*ni));
+
+				if (!ni) {
+					rc = -ENOMEM;
+					break;
+				}
+				*ids = ni;
+				cap = ncap;
+			}
+			(*ids)[(*n)++] = id;
+		}
+		closedir(e);
+	}
+	closedir(d);
+	if (rc) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
 	return rc;
 }

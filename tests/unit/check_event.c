@@ -1216,6 +1216,89 @@ START_TEST(test_perf_name)
 }
 END_TEST
 
+/* perf's grammar on the fixture tree `grammar` (values from its sysfs files;
+ * tests/perf/test_grammar_vs_perf.py checks the same strings against perf). */
+START_TEST(test_perf_grammar)
+{
+	pm_pmu_list *pl = fixture("grammar"), *hy = fixture("hybrid");
+	struct pm_attr a;
+
+	/* event=ALIAS is the alias (cycles-t: event=0x3c,in_tx=1) */
+	a = attr_of(pl, "cpu/event=cycles-t/u");
+	ck_assert_uint_eq(a.config, 0x10000003cULL);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL));
+	/* bare config words are 1; a raw term sets config (read is r + ead) */
+	a = attr_of(pl, "cpu/config=10,config1,config2=3,period=1000/u");
+	ck_assert_uint_eq(a.config, 10);
+	ck_assert_uint_eq(a.config1, 1);
+	ck_assert_uint_eq(a.config2, 3);
+	a = attr_of(pl, "software/r1a/");
+	ck_assert_uint_eq(a.type, 1);
+	ck_assert_uint_eq(a.config, 0x1a);
+	a = attr_of(pl, "software/r0x1a/");
+	ck_assert_uint_eq(a.config, 0x1a);
+	a = attr_of(pl, "cpu/read/");
+	ck_assert_uint_eq(a.config, 0xead);
+	/* named groups; D and e of a group on the leader only */
+	ck_assert_int_eq(parse(pl, "group1{cycles,instructions:u},group2{cs}:D,faults"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 4);
+	ck_assert_uint_eq(pm_event_group(pm_event_list_get(list, 1)), 0);
+	pm_event_attr(pm_event_list_get(list, 2), &a);
+	ck_assert(HAS(a, PM_ATTR_PINNED));
+	ck_assert_int_eq(parse(pl, "{cycles,cache-misses,branch-misses}:e"), 0);
+	pm_event_attr(pm_event_list_get(list, 0), &a);
+	ck_assert(HAS(a, PM_ATTR_EXCLUSIVE));
+	pm_event_attr(pm_event_list_get(list, 1), &a);
+	ck_assert(!HAS(a, PM_ATTR_EXCLUSIVE));
+	ck_assert_int_eq(parse(pl, "{cycles,instructions}:W"), 0);
+	ck_assert(flags_of(0) & PM_EVENT_WEAK_GROUP);
+	/* PMU wildcard: uncore_imc_0 (type 13) and uncore_imc_1 (14) */
+	ck_assert_int_eq(parse(pl, "uncore_imc/clockticks/k"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 2);
+	pm_event_attr(pm_event_list_get(list, 0), &a);
+	ck_assert_uint_eq(a.type, 13);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_USER));
+	pm_event_attr(pm_event_list_get(list, 1), &a);
+	ck_assert_uint_eq(a.type, 14);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_USER));
+	ck_assert_int_eq(parse(pl, "imc/clockticks/"), 0); /* uncore_ may be left out */
+	ck_assert_uint_eq(pm_event_list_count(list), 2);
+	ck_assert_int_eq(parse(pl, "uncore_im/clockticks/"), -PM_ERR_NO_PMU);
+	/* tracepoint globs over the fixture tracefs */
+	ck_assert_int_eq(parse(pl, "sched:sched_*"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 5);
+	ck_assert_int_eq(parse(pl, "syscalls:*:u"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 2);
+	pm_event_attr(pm_event_list_get(list, 1), &a);
+	ck_assert_uint_eq(a.type, PM_TYPE_TRACEPOINT);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL));
+	ck_assert_int_eq(parse(pl, "*:*"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 8);
+	ck_assert_int_eq(parse(pl, "sched:nomatch*"), -ENOENT);
+	ck_assert_uint_eq(err.position, 0);
+	/* hybrid: one event per core PMU (cpu_atom 10, cpu_core 4), type in config */
+	ck_assert_int_eq(parse(hy, "cycles:u"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 2);
+	pm_event_attr(pm_event_list_get(list, 0), &a);
+	ck_assert_uint_eq(a.config, 0xa00000000ULL);
+	pm_event_attr(pm_event_list_get(list, 1), &a);
+	ck_assert_uint_eq(a.config, 0x400000000ULL);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL));
+	ck_assert_int_eq(parse(hy, "r1a"), 0);
+	pm_event_attr(pm_event_list_get(list, 1), &a);
+	ck_assert_uint_eq(a.type, 4);
+	ck_assert_uint_eq(a.config, 0x1a);
+	a = attr_of(hy, "cpu_core/LLC-loads/");
+	ck_assert_uint_eq(a.type, PM_TYPE_HW_CACHE);
+	ck_assert_uint_eq(a.config, 0x400000002ULL);
+	a = attr_of(hy, "cpu_core/instructions/");
+	ck_assert_uint_eq(a.config, 0x400000001ULL);
+	ck_assert_str_eq(perf_name_of(hy, "cpu_core/instructions/u"), "cpu_core/instructions/:uH");
+	pm_pmu_list_free(pl);
+	pm_pmu_list_free(hy);
+}
+END_TEST
+
 static Suite *event_suite(void)
 {
 	Suite *s = suite_create("event");
@@ -1248,6 +1331,7 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_format_new_kinds);
 	tcase_add_test(tc, test_guest_option);
 	tcase_add_test(tc, test_perf_name);
+	tcase_add_test(tc, test_perf_grammar);
 	suite_add_tcase(s, tc);
 	return s;
 }
