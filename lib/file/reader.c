@@ -157,8 +157,48 @@ static void pmf_auto_name(struct pmf_evsel *e)
 	e->autoname = NULL;
 	if (e->attr.type == PM_TYPE_TRACEPOINT)
 		return;
-	if (pm_attr_format(&e->attr, NULL, buf, sizeof(buf)) >= 0)
+	/* no PMU list: this machine's PMU types are not the recording's */
+	if (pm_attr_perf_name(&e->attr, NULL, buf, sizeof(buf)) >= 0)
 		e->autoname = strdup(buf);
+}
+
+/*
+ * A dynamic PMU type (not one of perf's fixed ones) that the file's
+ * PMU_MAPPINGS names: `pmu/config=0x../` with perf's modifiers (the file
+ * carries no format fields to split the config words by).
+ */
+static char *pmf_pmu_name(const pm_file *f, const struct pm_attr *a)
+{
+	static const char *const word[4] = { "config", "config1", "config2", "config3" };
+	const uint64_t w[4] = { a->config, a->config1, a->config2, a->config3 };
+	struct pm_attr raw = *a;
+	char mods[64], out[320];
+	const char *pmu = NULL, *colon;
+	size_t n;
+	bool first = true;
+
+	for (size_t i = 0; i < f->npmumap && !pmu; i++)
+		if (f->pmumap[i].type == a->type && f->pmumap[i].name)
+			pmu = f->pmumap[i].name;
+	if (!pmu)
+		return NULL;
+	/* perf's modifier letters, as pm_attr_perf_name() writes them */
+	raw.type = PM_TYPE_RAW;
+	raw.config = 0;
+	mods[0] = 0;
+	if (pm_attr_perf_name(&raw, NULL, out, sizeof(out)) >= 0 && (colon = strchr(out, ':')))
+		snprintf(mods, sizeof(mods), "%s", colon + 1);
+	n = (size_t)snprintf(out, sizeof(out), "%s/", pmu);
+	for (int k = 0; k < 4 && n < sizeof(out); k++) {
+		if (!w[k])
+			continue;
+		n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%s=0x%" PRIx64, first ? "" : ",",
+				      word[k], w[k]);
+		first = false;
+	}
+	if (n < sizeof(out))
+		snprintf(out + n, sizeof(out) - n, "/%s", mods);
+	return strdup(out);
 }
 
 int pmf_add_evsel(pm_file *f, const struct pm_attr *attr, const uint8_t *ids, size_t nr_ids)
@@ -1568,6 +1608,7 @@ void pm_file_close(pm_file *f)
 		free(f->ev[i].ids);
 		free(f->ev[i].name);
 		free(f->ev[i].autoname);
+		free(f->ev[i].pmuname);
 	}
 	pmf_tracing_free(f->tracing);
 	free(f->ev);
@@ -1616,6 +1657,10 @@ const char *pm_file_event_name(const pm_file *f, size_t idx)
 	e = &f->ev[idx];
 	if (e->name)
 		return e->name;
+	if (e->attr.type > PM_TYPE_BREAKPOINT && !e->pmuname)
+		((pm_file *)f)->ev[idx].pmuname = pmf_pmu_name(f, &e->attr);
+	if (e->pmuname)
+		return e->pmuname;
 	if (e->attr.type != PM_TYPE_TRACEPOINT)
 		return e->autoname;
 	t = pmf_tracing_find(f->tracing, e->attr.config);

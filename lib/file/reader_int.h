@@ -19,6 +19,7 @@ struct pmf_evsel {
 	size_t nr_ids, cap_ids;
 	char *name;     /* named by the file: EVENT_DESC / EVENT_UPDATE */
 	char *autoname; /* built from the attr as perf does (no tracepoints) */
+	char *pmuname;  /* a dynamic type named by PMU_MAPPINGS: pmu/config=../ */
 	/* time stamp position: in samples, byte offset after the header (or -1);
 	 * in non-sample records, u64 slots back from the end (or 0 = none) */
 	int time_off_sample;

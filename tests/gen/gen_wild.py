@@ -14,9 +14,11 @@ Kinds:
               EVENT_UPDATE unless --no-event-desc), --trace-version 0.5|0.6,
               --big-endian, --pad16 (record 66 with a 16-byte header, as
               later perf writes it).
-  names       one attr per --attr TYPE:CONFIG[:FLAGS[:PRECISE]] (flags: a
-              string of u k h H G = exclude_user/kernel/hv/host/guest), no
-              EVENT_DESC, one sample each (for the attr -> perf name test).
+  names       one attr per --attr TYPE:CONFIG[:FLAGS[:PRECISE[:CONFIG1[:CONFIG2]]]]
+              (flags: a string of u k h H G = exclude_user/kernel/hv/host/
+              guest; --attr-file: one spec a line), no EVENT_DESC, one sample
+              each (for the attr -> perf name test); --pmu-map TYPE:NAME
+              writes PMU_MAPPINGS.
   perffile    a PERFFILE (version 1) file: 72-byte header (--v1-header 104
               for the later one with the feature bitmap), attr_size 80..120,
               a task-clock attr and samples.
@@ -44,7 +46,7 @@ F_COMM, F_SAMPLE_ID_ALL, F_EXCLUDE_HOST, F_EXCLUDE_GUEST = 9, 18, 19, 20
 PRECISE_SHIFT = 15
 REC_COMM, REC_SAMPLE, REC_FINISHED_ROUND = 3, 9, 68
 REC_HEADER_ATTR, REC_TRACING_DATA, REC_EVENT_UPDATE = 64, 66, 78
-FEAT_TRACING_DATA, FEAT_HOSTNAME, FEAT_EVENT_DESC = 1, 3, 12
+FEAT_TRACING_DATA, FEAT_HOSTNAME, FEAT_EVENT_DESC, FEAT_PMU_MAPPINGS = 1, 3, 12, 16
 PID = 31337
 COMM = "wildapp"
 
@@ -353,7 +355,16 @@ def gen_names(args):
         data += sample(False, a["sample_type"], 1000 + k, 0x401000, 1000000 + k, 0, 4000)
     w = W(False)
     perf_string(w, "wild-synthetic")
-    out = file_mode(False, attrs, data, {FEAT_HOSTNAME: bytes(w.b)})
+    feats = {FEAT_HOSTNAME: bytes(w.b)}
+    if args.pmu_map:
+        w = W(False)
+        w.put("I", len(args.pmu_map))
+        for m in args.pmu_map:
+            t, n = m.split(":", 1)
+            w.put("I", int(t))
+            perf_string(w, n)
+        feats[FEAT_PMU_MAPPINGS] = bytes(w.b)
+    out = file_mode(False, attrs, data, feats)
     return out, {"synthetic": True, "attrs": args.attr}
 
 
@@ -456,6 +467,8 @@ def main(argv=None):
     ap.add_argument("--no-tracing", action="store_true")
     ap.add_argument("--trace-version", default="0.6")
     ap.add_argument("--attr", action="append", default=[])
+    ap.add_argument("--attr-file", help="more --attr specs, one per line")
+    ap.add_argument("--pmu-map", action="append", default=[], help="TYPE:NAME for PMU_MAPPINGS")
     ap.add_argument("--attr-size", type=int, default=120)
     ap.add_argument("--v1-header", type=int, default=72, choices=[72, 104])
     ap.add_argument("--cut", type=int, default=0)
@@ -463,6 +476,8 @@ def main(argv=None):
     ap.add_argument("--junk-byte", type=int)
     ap.add_argument("--zero-at", type=int)
     args = ap.parse_args(argv)
+    if args.attr_file:
+        args.attr += [x.strip() for x in open(args.attr_file) if x.strip()]
     out, exp = globals()["gen_" + args.kind](args)
     with open(args.out, "wb") as f:
         f.write(out)
