@@ -636,7 +636,7 @@ int cmd_report(int argc, char **argv)
 	char *rec_args[16];
 	int nrec = 0, cmd_at = -1, ret = 1;
 	char tmp[4096] = "";
-	bool tmp_made = false;
+	bool tmp_made = false, damaged = false;
 
 	memset(&r, 0, sizeof(r));
 	rpt_parse_sort(&r, "comm,dso,sym");
@@ -714,8 +714,8 @@ int cmd_report(int argc, char **argv)
 		goto done;
 	if (rep_agg_init(&r.agg, r.keys, pm_file_nr_attrs(rep_file(c))))
 		goto done;
-	if (rep_run(c, rpt_cb, &r))
-		goto done;
+	/* damage: the report of the samples before it, then exit 1 */
+	damaged = rep_run(c, rpt_cb, &r) != 0;
 	if (!o.quiet && rep_bad_payloads(c))
 		fprintf(stderr, "profileme report: %" PRIu64 " samples of a ProfileMe event have a raw "
 				"payload that is not a ProfileMe sample\n", rep_bad_payloads(c));
@@ -726,7 +726,7 @@ int cmd_report(int argc, char **argv)
 	} else {
 		rpt_text(&r, c);
 	}
-	ret = cli_flush() ? 1 : 0;
+	ret = cli_flush() || damaged ? 1 : 0;
 done:
 	rep_agg_free(&r.agg);
 	rep_close(c);

@@ -1404,6 +1404,22 @@ static void usage(FILE *f)
 		"  -q           no progress line on a terminal\n");
 }
 
+/* Count one more undecodable sample of attr i; the new count (0: no memory). */
+static uint64_t undec_count(uint64_t **cnt, size_t *n, size_t i)
+{
+	if (i >= *n) {
+		size_t nn = i + 8;
+		uint64_t *c = realloc(*cnt, nn * sizeof(*c));
+
+		if (!c)
+			return 0;
+		memset(c + *n, 0, (nn - *n) * sizeof(*c));
+		*cnt = c;
+		*n = nn;
+	}
+	return ++(*cnt)[i];
+}
+
 int cmd_script(int argc, char **argv)
 {
 	struct script s;
@@ -1412,7 +1428,8 @@ int cmd_script(int argc, char **argv)
 	struct pm_sample sm;
 	struct pm_record r;
 	const char *input = "perf.data";
-	uint64_t nrec = 0;
+	uint64_t nrec = 0, nbad = 0, nnoattr = 0, *undec = NULL;
+	size_t nundec = 0;
 	struct cli_progress prog;
 	bool folded = false, quiet = false;
 	int rc, ret = 0;
@@ -1537,12 +1554,34 @@ int cmd_script(int argc, char **argv)
 #ifdef PM_HAVE_LIBELF
 		sym_record(&s, &rec);
 #endif
+		if (is_sample && rec.attr_idx < 0) {
+			/* an id no attr owns: its layout is unknown */
+			if (!nnoattr++) {
+				o_flush();
+				cli_error("script", "perf.data: sample at offset %" PRIu64 " matches no "
+					  "attr of the file; such samples are not printed", rec.offset);
+			}
+			nbad++;
+			ret = 1;
+		}
 		if (is_sample && rec.attr_idx >= 0) {
 			rc = pm_file_sample(s.f, &rec, &sm);
 			if (rc < 0) {
+				const char *why = pm_file_attr_layout_error(s.f, (size_t)rec.attr_idx);
+
+				ret = 1;
+				nbad++;
+				if (why) {
+					/* said once per attr, counted at the end */
+					if (undec_count(&undec, &nundec, (size_t)rec.attr_idx) == 1) {
+						o_flush();
+						cli_error("script", "%s; its samples are not printed",
+							  why);
+					}
+					continue;
+				}
 				o_flush();
 				cli_error("script", "%s", pm_errmsg());
-				ret = 1;
 				continue;
 			}
 			have_sample = true;
@@ -1578,6 +1617,14 @@ int cmd_script(int argc, char **argv)
 			cli_error("script", "warning: %s; the stream ends there (--strict makes this "
 				  "an error)", msg);
 	}
+	for (size_t i = 0; i < nundec; i++)
+		if (undec[i])
+			cli_error("script", "%" PRIu64 " samples of attr %zu (%s) not printed", undec[i],
+				  i, pm_file_event_name(s.f, i) ? pm_file_event_name(s.f, i) : "?");
+	if (nbad)
+		cli_error("script", "%" PRIu64 " of %" PRIu64 " samples not printed", nbad,
+			  nbad + s.nsamples);
+	free(undec);
 	cli_flush();
 #ifdef PM_HAVE_LIBELF
 	pm_sym_close(s.sym);

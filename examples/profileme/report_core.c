@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /* Shared engine of profileme report / annotate (see report_core.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,10 @@ struct rep_ctx {
 	struct rep_comm *comms;     /* open addressing, power of two */
 	size_t comm_cap, comm_n;
 	uint64_t bad_payloads, lost;
+	uint64_t nsamples, bad_samples; /* samples read; not counted (damaged, undecodable) */
+	uint64_t ndamaged;              /* of them damaged (said up to 10 times) */
+	uint64_t *undec;                /* per attr: samples of an undecodable layout */
+	size_t nundec;
 	bool synthetic;
 	char arch[128];
 	char tid_buf[32];
@@ -292,6 +297,48 @@ static int rep_ibs_decode(struct rep_ctx *c, const pm_raw_decoder *d, const stru
 	return 0;
 }
 
+/* An error about the input, naming it once (the library's messages about
+ * opening a path already start with it). */
+static void rep_file_error(const struct rep_opts *o, const char *msg)
+{
+	size_t n = strlen(o->input);
+
+	if (!strncmp(msg, o->input, n) && msg[n] == ':')
+		cli_error(o->cmd, "%s", msg);
+	else
+		cli_error(o->cmd, "%s: %s", o->input, msg);
+}
+
+/* A sample that is not counted: said (an undecodable attr once, damaged
+ * samples up to 10 times), and counted for the summary of rep_run(). */
+static void rep_bad_sample(struct rep_ctx *c, const struct pm_file_record *rec)
+{
+	const char *why = rec->attr_idx >= 0 ?
+		pm_file_attr_layout_error(c->f, (size_t)rec->attr_idx) : NULL;
+
+	c->bad_samples++;
+	if (why) {
+		size_t i = (size_t)rec->attr_idx;
+
+		if (i >= c->nundec) {
+			uint64_t *n = realloc(c->undec, (i + 8) * sizeof(*n));
+
+			if (!n)
+				return;
+			memset(n + c->nundec, 0, (i + 8 - c->nundec) * sizeof(*n));
+			c->undec = n;
+			c->nundec = i + 8;
+		}
+		if (!c->undec[i]++)
+			cli_error(c->o.cmd, "%s; its samples are not counted", why);
+		return;
+	}
+	if (++c->ndamaged <= 10)
+		cli_error(c->o.cmd, "%s", pm_errmsg());
+	else if (c->ndamaged == 11)
+		cli_error(c->o.cmd, "(further damaged samples not listed)");
+}
+
 int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 {
 	struct rep_ctx *c = calloc(1, sizeof(*c));
@@ -310,7 +357,7 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 		rc = pm_file_open(&c->f, o->input, &fo);
 	}
 	if (rc) {
-		cli_error(o->cmd, "%s: %s", o->input, pm_errmsg());
+		rep_file_error(o, pm_errmsg());
 		free(c);
 		return 1;
 	}
@@ -397,6 +444,7 @@ void rep_close(struct rep_ctx *c)
 	pm_file_close(c->f);
 	free(c->is_pm);
 	free(c->ibs);
+	free(c->undec);
 	free(c->comms);
 	while (c->strs) {
 		struct rep_str *n = c->strs->next;
@@ -516,8 +564,11 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 		}
 		memset(&smp, 0, sizeof(smp));
 		smp.sz = sizeof(smp);
-		if (pm_file_sample(c->f, &rec, &smp) < 0)
+		c->nsamples++;
+		if (pm_file_sample(c->f, &rec, &smp) < 0) {
+			rep_bad_sample(c, &rec);
 			continue;
+		}
 		nsamples++;
 		memset(&s, 0, sizeof(s));
 		s.event_idx = rec.attr_idx;
@@ -606,15 +657,17 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 		cli_progress_update(&prog, fi.file_size ? fi.file_size : rec.offset, fi.file_size, nsamples);
 	cli_progress_done(&prog);
 	if (rc < 0) {
-		cli_error(c->o.cmd, "%s: %s", c->o.input, pm_errmsg());
-		return 1;
-	}
-	{
+		rep_file_error(&c->o, pm_errmsg());
+	} else {
 		const char *msg;
 
 		if (pm_file_end_status(c->f, NULL, &msg) < 0)
 			cli_error(c->o.cmd, "warning: %s: %s; the stream ends there (--strict makes "
 				  "this an error)", c->o.input, msg);
 	}
-	return 0;
+	if (c->bad_samples)
+		cli_error(c->o.cmd, "%" PRIu64 " of %" PRIu64 " samples not counted (damaged or not "
+			  "decodable)", c->bad_samples, c->nsamples);
+	/* the report of what was read is still printed; the exit says damage */
+	return rc < 0 || c->bad_samples ? 1 : 0;
 }

@@ -261,6 +261,21 @@ PM_API const char *pm_file_event_name(const pm_file *f, size_t idx);
 PM_API const uint64_t *pm_file_attr_ids(const pm_file *f, size_t idx, size_t *nr);
 
 /**
+ * @brief **pm_file_attr_layout_error()** says why the samples of attr
+ *        @p idx cannot be decoded: its sample_type or read_format has bits
+ *        this library does not know (the message names them).
+ * @param f   the file
+ * @param idx attr index
+ * @return "attr N: sample_type 0x... has bits this library does not know
+ *         (0x...)" or the like (owned by the file), or NULL when the attr's
+ *         samples decode (or @p idx is out of range).  pm_file_sample() of
+ *         such an attr's samples fails with -PM_ERR_UNSUPPORTED and the
+ *         same text; pm_columns count them in pm_columns_skipped().
+ * @since 0.1
+ */
+PM_API const char *pm_file_attr_layout_error(const pm_file *f, size_t idx);
+
+/**
  * @brief **pm_file_attr_of_id()** finds the attr that owns a sample id.
  * @param f  the file
  * @param id the id

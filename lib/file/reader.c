@@ -220,8 +220,15 @@ int pmf_add_evsel(pm_file *f, const struct pm_attr *attr, const uint8_t *ids, si
 	e->attr = *attr;
 	rc = pm_sample_layout_new(&e->layout, attr);
 	if (rc < 0) {
-		pm__warn("perf.data: attr %zu: no sample layout (%s)", f->nr_ev, pm_strerror(rc));
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "attr %zu: %s", f->nr_ev,
+			 pm_errmsg()[0] ? pm_errmsg() : pm_strerror(rc));
+		pm__warn("perf.data: %s", msg);
 		e->layout = NULL;
+		e->layout_err = strdup(msg);
+		if (!e->layout_err)
+			return -ENOMEM;
 	}
 	pmf_evsel_positions(e);
 	pmf_auto_name(e);
@@ -1605,6 +1612,7 @@ void pm_file_close(pm_file *f)
 #endif
 	for (size_t i = 0; i < f->nr_ev; i++) {
 		pm_sample_layout_free(f->ev[i].layout);
+		free(f->ev[i].layout_err);
 		free(f->ev[i].ids);
 		free(f->ev[i].name);
 		free(f->ev[i].autoname);

@@ -15,6 +15,7 @@
 struct pmf_evsel {
 	struct pm_attr attr;
 	pm_sample_layout *layout; /* NULL if the attr's sample_type is unknowable */
+	char *layout_err;         /* why layout is NULL ("attr N: ...") */
 	uint64_t *ids;
 	size_t nr_ids, cap_ids;
 	char *name;     /* named by the file: EVENT_DESC / EVENT_UPDATE */

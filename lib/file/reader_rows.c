@@ -18,8 +18,9 @@ int pm_file_sample(const pm_file *f, const struct pm_file_record *rec, struct pm
 			       rec->offset);
 	e = &f->ev[rec->attr_idx];
 	if (!e->layout)
-		return pm__err(PM_ERR_UNSUPPORTED, "perf.data: attr %d has an unknown sample layout",
-			       rec->attr_idx);
+		return pm__err(PM_ERR_UNSUPPORTED, "perf.data: sample at offset %" PRIu64
+			       " not decoded: %s", rec->offset,
+			       e->layout_err ? e->layout_err : "no sample layout");
 	rc = pm_sample_parse(out, e->layout, rec->data, rec->size, f->be, &err_off);
 	if (rc < 0) {
 		char msg[256];
@@ -29,6 +30,13 @@ int pm_file_sample(const pm_file *f, const struct pm_file_record *rec, struct pm
 			       rec->offset, rec->from_compressed ? " (compressed)" : "", err_off, msg);
 	}
 	return 0;
+}
+
+const char *pm_file_attr_layout_error(const pm_file *f, size_t idx)
+{
+	if (!f || idx >= f->nr_ev || f->ev[idx].layout)
+		return NULL;
+	return f->ev[idx].layout_err ? f->ev[idx].layout_err : "no sample layout";
 }
 
 int pmf_sample_core_slow(const pm_file *f, const struct pmf_rec *r, struct pm__score *o,

@@ -79,8 +79,9 @@ int pm_sample_layout_new(pm_sample_layout **out, const struct pm_attr *attr)
 			       (unsigned long long)(st & ~(PM_SAMPLE_MAX - 1)));
 	if (rf & ~(uint64_t)PM__KNOWN_FORMAT)
 		return pm__err(PM_ERR_UNSUPPORTED,
-			       "read_format 0x%llx has bits this library does not know",
-			       (unsigned long long)rf);
+			       "read_format 0x%llx has bits this library does not know (0x%llx)",
+			       (unsigned long long)rf,
+			       (unsigned long long)(rf & ~(uint64_t)PM__KNOWN_FORMAT));
 	l = pm__calloc(1, sizeof(*l));
 	if (!l)
 		return pm__err(ENOMEM, "out of memory");

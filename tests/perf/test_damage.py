@@ -146,6 +146,44 @@ def item3_write_errors(prof, work, data):
               ("ignored" if ign else "default", rc, err[:200]))
 
 
+def item7_unknown_layout(prof, work, b):
+    """Unknown sample_type / read_format bits: said once, naming the attr and
+    the bits; script and report fail alike and say how many samples they
+    dropped."""
+    nsmp = sum(1 for x in perfdata.records(b) if x[1] == 9)
+    off, _a = perfdata.attr_at(b, 0)
+    for field, at, bit in (("sample_type", 24, 1 << 40), ("read_format", 32, 1 << 6)):
+        nb = bytearray(b)
+        v, = struct.unpack_from("<Q", nb, off + at)
+        struct.pack_into("<Q", nb, off + at, v | bit)
+        path = os.path.join(work, "unknown_%s.data" % field)
+        with open(path, "wb") as f:
+            f.write(nb)
+        for cmd in ("script", "report"):
+            r = run([prof, cmd, "-i", path])
+            said = [x for x in r.stderr.splitlines() if "does not know" in x]
+            check(r.returncode != 0 and len(said) == 1 and "attr 0" in said[0] and
+                  field in said[0] and "(0x%x)" % bit in said[0],
+                  "item 7: %s with an unknown %s bit: said once with the bits, exit %d: %r"
+                  % (cmd, field, r.returncode, said[:3]))
+            check(("%d of %d samples not" % (nsmp, nsmp)) in r.stderr,
+                  "item 7: %s says how many samples it dropped" % cmd)
+
+
+def item7_report_counts(prof, work):
+    """report never drops samples without saying how many; a cut file gives
+    the report of the samples before the cut and a non-zero exit."""
+    path = os.path.join(work, "short_sample.data")
+    r = run([prof, "report", "-i", path])
+    check(r.returncode != 0 and "1 of " in r.stderr and "not counted" in r.stderr and
+          "%" in r.stdout,
+          "item 7: report of a file with a damaged sample: the rest counted, the damaged "
+          "one said, exit %d" % r.returncode)
+    r = run([prof, "report", "-i", "/nonexistent/x.data"])
+    check(r.returncode != 0 and r.stderr.count("/nonexistent/x.data") == 1,
+          "item 9: report errors name the path once: %r" % r.stderr.strip())
+
+
 def item6_record_leaves(prof, work):
     out = os.path.join(work, "nonexistent.data")
     if os.path.exists(out):
@@ -243,6 +281,8 @@ def main():
     item1_corrupt_sample(prof, work, b)
     item2_cut_boundary(prof, work, b)
     item3_write_errors(prof, work, data)
+    item7_unknown_layout(prof, work, b)
+    item7_report_counts(prof, work)
     item6_record_leaves(prof, work)
     item9_record_args(prof, work)
     item9_sigint(prof, work)
