@@ -719,6 +719,9 @@ int cmd_report(int argc, char **argv)
 	if (!o.quiet && rep_bad_payloads(c))
 		fprintf(stderr, "profileme report: %" PRIu64 " samples of a ProfileMe event have a raw "
 				"payload that is not a ProfileMe sample\n", rep_bad_payloads(c));
+	if (!o.quiet && rep_bad_ibs(c))
+		fprintf(stderr, "profileme report: %" PRIu64 " samples of an IBS event have a raw payload "
+				"that does not decode (profileme script --json says why)\n", rep_bad_ibs(c));
 	rep_agg_sort(&r.agg);
 	if (r.json) {
 		for (size_t i = 0; i < r.agg.n; i++)

@@ -102,7 +102,13 @@ enum pm_profileme_counts {
  * PM_PROFILEME_COUNTS_INSTRUCTIONS), up to 7 instructions are counted after
  * the overflow and before the window opens; `ovr` is that overcount, which a
  * consumer summing PCTR0 subtracts.  (The Alpha kernel driver already
- * subtracts it from the event count.)
+ * subtracts it from the event count.)  In ProfileMe mode PCTR0 counts valid
+ * fetched instructions: the wrong path, squashed NOPs and both halves of
+ * each CMOV (about twice the Aggregate-mode count).
+ *
+ * Stale fields: the raw `trp`, `mis` and `trap_type` are stale for a killed
+ * instruction (KILLED set); read the derived `trapped`, `mispredicted` and
+ * `trap` instead, which apply that rule.
  */
 struct pm_profileme_sample {
 	size_t sz;            /**< Set by the caller: sizeof(struct pm_profileme_sample). */
@@ -167,8 +173,10 @@ PM_API int pm_profileme_decode(const void *payload, size_t len, struct pm_profil
  * @brief **pm_profileme_ips()** gives both instruction pointers of a sample.
  *
  * The sample's `ip` is where the kernel attributed it: the profiled PC, or,
- * for a PALmode PMPC (a physical PALcode address), the interrupted PC.  The
- * profiled PC is `pc`.  A profile may want either (the "skid IP" idea).
+ * for a PALmode PMPC (a physical PALcode address) and for a user PMPC
+ * sampled in a kernel thread, the interrupted PC.  The profiled PC is `pc`.
+ * A profile may want either (the "skid IP" idea); where to charge a sample,
+ * and whether the two are comparable, is pm_profileme_attribute()'s rule.
  * @param s          a decoded sample
  * @param sample_ip  the sample's PERF_SAMPLE_IP value
  * @param[out] pc    the profiled PC (PMPC with bits 1:0 cleared); may be NULL

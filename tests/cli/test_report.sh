@@ -69,6 +69,13 @@ has "$TMP/a2" "(synthetic)"
 "$PM" annotate no_such_symbol -i "$DATA" -q >/dev/null 2>"$TMP/e" && fail "annotate of a missing symbol succeeded"
 has "$TMP/e" "no samples in symbol 'no_such_symbol'"
 
+# the default event on a ProfileMe PMU is one the driver maps: event code 1
+# (cycles, what perf's cycles:P is there), never code 0
+PROFILEME_SYSFS=$SRC/tests/fixtures/sysfs/alpha "$PM" record -o "$TMP/pmdef.data" -- true \
+	>/dev/null 2>"$TMP/pmdef"
+has "$TMP/pmdef" "no -e given; sampling 'cpu/event=0x1,profileme/'"
+grep -q "event=0x0" "$SRC/scripts/demo.sh" "$SRC/README.md" && fail "demo or README uses event code 0"
+
 # live: report -- CMD records first, annotate disassembles with objdump
 W=${PM_TEST_BINDIR:-$(dirname "$PM")/..}/bin/workload
 if [ -x "$W" ]; then

@@ -2,7 +2,8 @@
 /*
  * Fuzz target: one raw payload decoder (PM_FUZZ_DECODER: "alpha_profileme",
  * "ibs_fetch" or "ibs_op"), through pm_raw_decode_row(), pm_raw_decode(),
- * pm_raw_format_json() and pm_raw_format_text() (and pm_profileme_decode()).
+ * pm_raw_format_json() and pm_raw_format_text() (and pm_profileme_decode(),
+ * pm_profileme_attribute(), pm_ibs_attribute()).
  *
  * Input: byte 0 = context flags (bit 0: big-endian recording; bit 1: CPUID
  * of an AMD family 0x19 model 0x01 (errata); bit 2: zen4_ibs_extensions;
@@ -98,8 +99,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)pm_profileme_trap_name(s.trap);
 			(void)pm_profileme_mode_name(s.mode);
 			(void)pm_profileme_counts_name(s.pctr0_counts);
+			{
+				/* the attribution rule on the decoded sample: consistent with its fields */
+				struct pm_profileme_attribution a = { .sz = sizeof(a) };
+				uint64_t ip = len >= 8 ? s.pmpc ^ ((uint64_t)payload[len - 1] << 56) : s.pc;
+
+				PM_FUZZ_ASSERT(pm_profileme_attribute(&s, ip, &a) == 0);
+				PM_FUZZ_ASSERT(a.trap == s.trap && a.pc == s.pc && a.ip == ip);
+				PM_FUZZ_ASSERT(pm_profileme_charge_name(a.charge) != NULL);
+				PM_FUZZ_ASSERT(!a.skid_valid || (!s.pal && a.addr == s.pc));
+				PM_FUZZ_ASSERT(a.skid_valid || a.skid == 0);
+				PM_FUZZ_ASSERT((a.mode == PM_PROFILEME_MODE_PAL) ==
+					       (a.charge == PM_PROFILEME_CHARGE_PALCODE));
+				PM_FUZZ_ASSERT(a.addr == (a.charge == PM_PROFILEME_CHARGE_PC ||
+							  a.charge == PM_PROFILEME_CHARGE_PALCODE ? s.pc : ip));
+			}
 			if (s.extra)
 				PM_FUZZ_ASSERT(s.extra >= payload && s.extra + s.extra_len <= payload + len);
+		}
+	}
+	if (strncmp(PM_FUZZ_DECODER, "ibs_", 4) == 0) {
+		struct pm_ibs_attribution a = { .sz = sizeof(a) };
+		int ar = pm_ibs_attribute(d, ctx, payload, len, 0x1234, &a);
+
+		/* exactly when the payload decodes; exact only with a valid tagged address */
+		PM_FUZZ_ASSERT((ar < 0) == (rc < 0));
+		if (ar == 0) {
+			PM_FUZZ_ASSERT(!a.exact || a.valid);
+			PM_FUZZ_ASSERT(a.addr == (a.exact ? a.tagged : 0x1234));
+			PM_FUZZ_ASSERT(a.ip_differs == (a.exact && a.tagged != 0x1234));
 		}
 	}
 	pm_raw_ctx_free(ctx);
