@@ -55,6 +55,39 @@ static void json_event(const pm_event *ev)
 		printf(", \"exclusive\": 1");
 	if (fl & PM_EVENT_GROUP_LEADER)
 		printf(", \"group_leader\": true");
+#define OPT_U(cond, key, val)                                                          \
+	do {                                                                           \
+		if (cond)                                                              \
+			printf(", \"" key "\": %llu", (unsigned long long)(val));      \
+	} while (0)
+	OPT_U(a.flags & PM_ATTR_INHERIT, "inherit", 1);
+	OPT_U(a.flags & PM_ATTR_WRITE_BACKWARD, "write_backward", 1);
+	OPT_U(a.flags & PM_ATTR_AUX_OUTPUT, "aux_output", 1);
+	OPT_U(a.flags & PM_ATTR_EXCLUDE_CALLCHAIN_USER, "exclude_callchain_user", 1);
+	OPT_U(a.sample_max_stack, "sample_max_stack", a.sample_max_stack);
+	OPT_U(a.sample_stack_user, "sample_stack_user", a.sample_stack_user);
+	OPT_U(a.sample_regs_user, "sample_regs_user", a.sample_regs_user);
+	OPT_U(a.aux_sample_size, "aux_sample_size", a.aux_sample_size);
+	OPT_U(a.branch_sample_type, "branch_sample_type", a.branch_sample_type);
+#undef OPT_U
+	if (pm_event_term_count(ev)) {
+		printf(", \"terms\": [");
+		for (size_t i = 0; i < pm_event_term_count(ev); i++) {
+			struct pm_event_term t = { sizeof(t), 0, NULL, NULL, 0 };
+
+			if (pm_event_term_get(ev, i, &t) < 0)
+				continue;
+			printf("%s{\"name\": ", i ? ", " : "");
+			cli_json_str(stdout, t.name);
+			printf(", \"value\": ");
+			if (t.value)
+				cli_json_str(stdout, t.value);
+			else
+				printf("%llu", (unsigned long long)t.num);
+			printf("}");
+		}
+		printf("]");
+	}
 	printf(", \"sample_type\": ");
 	cli_json_hex(stdout, a.sample_type);
 	printf(", \"bp_type\": %u", a.bp_type);

@@ -43,7 +43,9 @@
  *     term=alias form), a bare `config`..`config3` is 1, and a bare `rNNN` sets
  *     config, as perf does;
  *   - built-in terms `config=`, `config1=`, `config2=`, `config3=`,
- *     `period=`, `freq=`, `name=`;
+ *     `period=`, `freq=`, `name=`, and perf's per-event config terms
+ *     (`call-graph=`, `stack-size=`, `max-stack=`, `time=`, `inherit`, ...:
+ *     see pm_event_term_count());
  *   - modifiers `u k h G H I p pp ppp P S D e W` with perf's meaning.
  *
  * ProfileMe: on a PMU that has a `profileme` format, the `profileme` term
@@ -214,6 +216,67 @@ PM_API unsigned pm_event_flags(const pm_event *ev);
  * @since 0.1
  */
 PM_API size_t pm_event_group(const pm_event *ev);
+
+/** @brief Kinds of per-event config terms (pm_event_term::kind). @since 0.1 */
+enum pm_event_term_kind {
+	PM_ETERM_CALL_GRAPH = 1,   /**< `call-graph=fp|dwarf|lbr|no` (value in @c value) */
+	PM_ETERM_STACK_SIZE,       /**< `stack-size=N`: user stack bytes for dwarf */
+	PM_ETERM_MAX_STACK,        /**< `max-stack=N` */
+	PM_ETERM_TIME,             /**< `time` / `time=0|1` (num) */
+	PM_ETERM_INHERIT,          /**< `inherit` (num 1) or `no-inherit` (num 0) */
+	PM_ETERM_OVERWRITE,        /**< `overwrite` (num 1) or `no-overwrite` (num 0) */
+	PM_ETERM_PERCORE,          /**< `percore`: counts summed per core (a counting tool's) */
+	PM_ETERM_AUX_OUTPUT,       /**< `aux-output` */
+	PM_ETERM_AUX_SAMPLE_SIZE,  /**< `aux-sample-size=N` */
+	PM_ETERM_DRV_CFG,          /**< `driver-config=STR` or `@STR` (an AUX sink) */
+	PM_ETERM_METRIC_ID,        /**< `metric-id=STR` */
+	PM_ETERM_BRANCH_TYPE       /**< `branch_type=any|u|k|hv|any_call|...` */
+};
+
+/**
+ * @brief One per-event config term.  Size-versioned: set @c sz to
+ *        sizeof(struct pm_event_term) before pm_event_term_get().
+ * @since 0.1
+ */
+struct pm_event_term {
+	size_t sz;          /**< Set by the caller: sizeof(struct pm_event_term). */
+	int kind;           /**< ::pm_event_term_kind. */
+	const char *name;   /**< The term as written (`call-graph`, `no-inherit`, `@`). */
+	const char *value;  /**< Its value text, or NULL (borrowed from the event). */
+	uint64_t num;       /**< Its numeric value (sizes, 0/1 switches), else 0. */
+};
+
+/**
+ * @brief **pm_event_term_count()**: the per-event config terms of the event.
+ *
+ * perf carries these per event instead of encoding them: the parser keeps
+ * them, in the order written, and already sets the attr bits perf sets for
+ * them (perf record's evsel__apply_config_terms):
+ *   - `call-graph=fp`: PERF_SAMPLE_CALLCHAIN; `dwarf`: CALLCHAIN, REGS_USER,
+ *     STACK_USER, exclude_callchain_user, sample_regs_user = perf's register
+ *     mask of the build architecture (x86_64 0xff0fff, aarch64 0x1ffffffff,
+ *     else 0) and sample_stack_user = `stack-size=` or 8192; `lbr`:
+ *     CALLCHAIN, BRANCH_STACK, branch_sample_type USER|CALL_STACK|NO_FLAGS|
+ *     NO_CYCLES|HW_INDEX; `no`: none of them;
+ *   - `max-stack=N`: sample_max_stack = N and CALLCHAIN;
+ *   - `time=0|1`: PERF_SAMPLE_TIME cleared / set; `inherit`/`no-inherit`:
+ *     the inherit bit; `overwrite`/`no-overwrite`: write_backward;
+ *   - `aux-output`: aux_output; `aux-sample-size=N`: aux_sample_size and
+ *     PERF_SAMPLE_AUX; `branch_type=NAME`: BRANCH_STACK and that filter bit;
+ *   - `percore`, `driver-config`/`@sink`, `metric-id`: no attr bits (a
+ *     counting tool, the AUX sink setup and metrics use them).
+ * What is left to the caller: perf record's other tool defaults (it also
+ * turns on sample addresses for dwarf, and inherit and TIME by default).
+ * @since 0.1
+ */
+PM_API size_t pm_event_term_count(const pm_event *ev);
+
+/**
+ * @brief **pm_event_term_get()**: the config term at @p index.
+ * @return 0, -EINVAL (no such term, NULL argument), -PM_ERR_STRUCT_SIZE.
+ * @since 0.1
+ */
+PM_API int pm_event_term_get(const pm_event *ev, size_t index, struct pm_event_term *out);
 
 /**
  * @brief **pm_attr_format()** writes an attr back as a canonical event string.

@@ -17,6 +17,16 @@ struct pm_event {
 	size_t pos;          /* byte offset of the event in the parsed string */
 	size_t period_pos;   /* where period=/freq= was written (ProfileMe errors) */
 	bool gh_set;         /* G or H was given (perf's exclude_GH) */
+	struct pm__cterm *terms; /* per-event config terms (owned) */
+	size_t nterms;
+};
+
+/* A per-event config term (pm_event_term). */
+struct pm__cterm {
+	int kind;
+	const char *name;  /* static */
+	char *value;       /* owned, or NULL */
+	uint64_t num;
 };
 
 struct pm_event_list {

@@ -449,6 +449,198 @@ static int apply_builtin(struct parser *p, struct pm_event *ev, int bi, const st
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Per-event config terms (perf's evsel config terms)                   */
+
+static const struct {
+	const char *name;
+	int kind;
+	int val;    /* 0: none, 1: number, 2: string, 3: optional number */
+	uint64_t num; /* for the valueless forms */
+} cterm_names[] = {
+	{ "call-graph", PM_ETERM_CALL_GRAPH, 2, 0 }, { "stack-size", PM_ETERM_STACK_SIZE, 1, 0 },
+	{ "max-stack", PM_ETERM_MAX_STACK, 1, 0 },   { "time", PM_ETERM_TIME, 3, 1 },
+	{ "inherit", PM_ETERM_INHERIT, 0, 1 },       { "no-inherit", PM_ETERM_INHERIT, 0, 0 },
+	{ "overwrite", PM_ETERM_OVERWRITE, 0, 1 },   { "no-overwrite", PM_ETERM_OVERWRITE, 0, 0 },
+	{ "percore", PM_ETERM_PERCORE, 3, 1 },       { "aux-output", PM_ETERM_AUX_OUTPUT, 3, 1 },
+	{ "aux-sample-size", PM_ETERM_AUX_SAMPLE_SIZE, 1, 0 },
+	{ "driver-config", PM_ETERM_DRV_CFG, 2, 0 }, { "metric-id", PM_ETERM_METRIC_ID, 2, 0 },
+	{ "branch_type", PM_ETERM_BRANCH_TYPE, 2, 0 },
+};
+
+/* perf's branch filter names (PERF_SAMPLE_BRANCH_*) */
+static const struct {
+	const char *name;
+	uint64_t bit;
+} branch_names[] = {
+	{ "u", 1ULL << 0 },          { "k", 1ULL << 1 },         { "hv", 1ULL << 2 },
+	{ "any", 1ULL << 3 },        { "any_call", 1ULL << 4 },  { "any_ret", 1ULL << 5 },
+	{ "ind_call", 1ULL << 6 },   { "abort_tx", 1ULL << 7 },  { "in_tx", 1ULL << 8 },
+	{ "no_tx", 1ULL << 9 },      { "cond", 1ULL << 10 },     { "call_stack", 1ULL << 11 },
+	{ "ind_jmp", 1ULL << 12 },   { "call", 1ULL << 13 },     { "save_type", 1ULL << 16 },
+};
+
+#if defined(__x86_64__)
+#define PM_DWARF_REGS 0xff0fffULL   /* perf's PERF_REGS_MASK on x86_64 */
+#elif defined(__aarch64__)
+#define PM_DWARF_REGS 0x1ffffffffULL
+#else
+#define PM_DWARF_REGS 0ULL
+#endif
+
+static int cterm_add(struct parser *p, struct pm_event *ev, int kind, const char *name,
+		     const struct term *t, uint64_t num)
+{
+	struct pm__cterm *nt = pm__reallocarray(ev->terms, ev->nterms + 1, sizeof(*nt));
+
+	if (!nt)
+		return perr(p, t->pos, ENOMEM, "out of memory");
+	ev->terms = nt;
+	nt = &ev->terms[ev->nterms];
+	nt->kind = kind;
+	nt->name = name;
+	nt->num = num;
+	nt->value = NULL;
+	if (t->sval) {
+		nt->value = pm__strndup(t->sval, t->slen);
+		if (!nt->value)
+			return perr(p, t->pos, ENOMEM, "out of memory");
+	}
+	ev->nterms++;
+	return 0;
+}
+
+/* A per-event config term: kept on the event, with perf's attr bits.
+ * *handled false when the term is not one of them. */
+static int config_term(struct parser *p, struct pm_event *ev, const struct term *t, bool *handled)
+{
+	struct pm_attr *a = &ev->attr;
+	uint64_t num = 0;
+	int rc;
+
+	*handled = false;
+	for (size_t i = 0; i < PM_ARRAY_SIZE(cterm_names); i++) {
+		if (strlen(cterm_names[i].name) != t->nlen ||
+		    memcmp(cterm_names[i].name, t->name, t->nlen))
+			continue;
+		*handled = true;
+		switch (cterm_names[i].val) {
+		case 0:
+			if (t->sval)
+				return perr(p, t->vpos, PM_ERR_SYNTAX, "term '%s' takes no value",
+					    cterm_names[i].name);
+			num = cterm_names[i].num;
+			break;
+		case 1:
+		case 3:
+			if (!t->sval && cterm_names[i].val == 3) {
+				num = cterm_names[i].num;
+				break;
+			}
+			if (!t->sval)
+				return perr(p, t->pos, PM_ERR_SYNTAX, "term '%s' needs a value",
+					    cterm_names[i].name);
+			rc = term_number(p, t, &num);
+			if (rc)
+				return rc;
+			break;
+		default:
+			if (!t->sval)
+				return perr(p, t->pos, PM_ERR_SYNTAX, "term '%s' needs a value",
+					    cterm_names[i].name);
+			break;
+		}
+		switch (cterm_names[i].kind) {
+		case PM_ETERM_CALL_GRAPH:
+			a->sample_type &= ~(PM_SAMPLE_CALLCHAIN | PM_SAMPLE_REGS_USER |
+					    PM_SAMPLE_STACK_USER | PM_SAMPLE_BRANCH_STACK);
+			a->flags &= ~PM_ATTR_EXCLUDE_CALLCHAIN_USER;
+			a->sample_regs_user = 0;
+			a->branch_sample_type = 0;
+			if (t->slen == 2 && !memcmp(t->sval, "fp", 2)) {
+				a->sample_type |= PM_SAMPLE_CALLCHAIN;
+			} else if (t->slen == 5 && !memcmp(t->sval, "dwarf", 5)) {
+				a->sample_type |= PM_SAMPLE_CALLCHAIN | PM_SAMPLE_REGS_USER |
+						  PM_SAMPLE_STACK_USER;
+				a->flags |= PM_ATTR_EXCLUDE_CALLCHAIN_USER;
+				a->sample_regs_user = PM_DWARF_REGS;
+				a->sample_stack_user = 8192;
+				for (size_t k = 0; k < ev->nterms; k++) /* an earlier stack-size= */
+					if (ev->terms[k].kind == PM_ETERM_STACK_SIZE)
+						a->sample_stack_user = (uint32_t)ev->terms[k].num;
+			} else if (t->slen == 3 && !memcmp(t->sval, "lbr", 3)) {
+				a->sample_type |= PM_SAMPLE_CALLCHAIN | PM_SAMPLE_BRANCH_STACK;
+				a->branch_sample_type = (1ULL << 0) | (1ULL << 11) | (1ULL << 14) |
+							(1ULL << 15) | PM_BRANCH_HW_INDEX;
+			} else if (!(t->slen == 2 && !memcmp(t->sval, "no", 2))) {
+				return perr(p, t->vpos, PM_ERR_SYNTAX,
+					    "call-graph '%.*s': expected fp, dwarf, lbr or no",
+					    (int)t->slen, t->sval);
+			}
+			break;
+		case PM_ETERM_STACK_SIZE:
+			if (num > UINT32_MAX)
+				return perr(p, t->vpos, PM_ERR_RANGE,
+					    "stack-size %llu does not fit in 32 bits",
+					    (unsigned long long)num);
+			if (a->sample_type & PM_SAMPLE_STACK_USER)
+				a->sample_stack_user = (uint32_t)num;
+			break;
+		case PM_ETERM_MAX_STACK:
+			if (num > UINT16_MAX)
+				return perr(p, t->vpos, PM_ERR_RANGE, "max-stack %llu is above 65535",
+					    (unsigned long long)num);
+			a->sample_max_stack = (uint16_t)num;
+			a->sample_type |= PM_SAMPLE_CALLCHAIN;
+			break;
+		case PM_ETERM_TIME:
+			if (num)
+				a->sample_type |= PM_SAMPLE_TIME;
+			else
+				a->sample_type &= ~PM_SAMPLE_TIME;
+			break;
+		case PM_ETERM_INHERIT:
+			a->flags = num ? a->flags | PM_ATTR_INHERIT : a->flags & ~PM_ATTR_INHERIT;
+			break;
+		case PM_ETERM_OVERWRITE:
+			a->flags = num ? a->flags | PM_ATTR_WRITE_BACKWARD
+				       : a->flags & ~PM_ATTR_WRITE_BACKWARD;
+			break;
+		case PM_ETERM_AUX_OUTPUT:
+			a->flags = num ? a->flags | PM_ATTR_AUX_OUTPUT : a->flags & ~PM_ATTR_AUX_OUTPUT;
+			break;
+		case PM_ETERM_AUX_SAMPLE_SIZE:
+			if (num > UINT32_MAX)
+				return perr(p, t->vpos, PM_ERR_RANGE,
+					    "aux-sample-size %llu does not fit in 32 bits",
+					    (unsigned long long)num);
+			a->aux_sample_size = (uint32_t)num;
+			a->sample_type |= PM_SAMPLE_AUX;
+			break;
+		case PM_ETERM_BRANCH_TYPE: {
+			uint64_t bit = 0;
+
+			for (size_t k = 0; k < PM_ARRAY_SIZE(branch_names); k++)
+				if (strlen(branch_names[k].name) == t->slen &&
+				    !memcmp(branch_names[k].name, t->sval, t->slen))
+					bit = branch_names[k].bit;
+			if (!bit)
+				return perr(p, t->vpos, PM_ERR_SYNTAX,
+					    "branch_type '%.*s' is not one of perf's branch filters "
+					    "(any, u, k, hv, any_call, any_ret, ind_call, call, cond, ...)",
+					    (int)t->slen, t->sval);
+			a->branch_sample_type |= bit;
+			a->sample_type |= PM_SAMPLE_BRANCH_STACK;
+			break;
+		}
+		default:
+			break;
+		}
+		return cterm_add(p, ev, cterm_names[i].kind, cterm_names[i].name, t, num);
+	}
+	return 0;
+}
+
 /* "valid terms: ..." for an unknown-term message. */
 static void valid_terms(const pm_pmu *pmu, char *buf, size_t cap)
 {
@@ -559,6 +751,15 @@ static int build_pmu_event(struct parser *p, struct pm_event *ev, const pm_pmu *
 			if (rc)
 				goto out;
 			continue;
+		}
+		{
+			bool handled;
+
+			rc = config_term(p, ev, t, &handled);
+			if (rc)
+				goto out;
+			if (handled)
+				continue;
 		}
 		if (t->nlen >= sizeof(name)) {
 			rc = perr(p, t->pos, PM_ERR_UNKNOWN_TERM, "term name too long");
@@ -761,10 +962,17 @@ static int build_plain_event(struct parser *p, struct pm_event *ev, const struct
 	for (size_t i = 0; i < ts->n; i++) {
 		const struct term *t = &ts->t[i];
 		int bi = builtin_index(t->name, t->nlen);
+		bool handled;
 		int rc;
 
 		if (bi < 0) {
 			char valid[200];
+
+			rc = config_term(p, ev, t, &handled);
+			if (rc)
+				return rc;
+			if (handled)
+				continue;
 
 			valid_terms(NULL, valid, sizeof(valid));
 			return perr(p, t->pos, PM_ERR_UNKNOWN_TERM,
@@ -1233,9 +1441,29 @@ static struct pm_event *event_dup(struct parser *p, size_t src)
 	ev->str = pm__strndup(from->str, strlen(from->str));
 	ev->name = from->name ? pm__strndup(from->name, strlen(from->name)) : NULL;
 	ev->group = p->list->n - 1;
-	if (!ev->str || (from->name && !ev->name)) {
+	ev->terms = NULL;
+	ev->nterms = 0;
+	if (ev->str && (!from->name || ev->name) && from->nterms) {
+		ev->terms = pm__calloc(from->nterms, sizeof(*ev->terms));
+		for (size_t k = 0; ev->terms && k < from->nterms; k++) {
+			ev->terms[k] = from->terms[k];
+			ev->terms[k].value = NULL;
+			ev->nterms = k + 1;
+			if (from->terms[k].value &&
+			    !(ev->terms[k].value = pm__strndup(from->terms[k].value,
+							       strlen(from->terms[k].value))))
+				break;
+		}
+	}
+	if (!ev->str || (from->name && !ev->name) ||
+	    (from->nterms && (!ev->terms || ev->nterms != from->nterms ||
+			      (from->terms[ev->nterms - 1].value &&
+			       !ev->terms[ev->nterms - 1].value)))) {
 		free(ev->str);
 		free(ev->name);
+		for (size_t k = 0; k < ev->nterms; k++)
+			free(ev->terms[k].value);
+		free(ev->terms);
 		p->list->n--;
 		return NULL;
 	}
@@ -1525,6 +1753,11 @@ built:
 				rc = perr(p, start, ENOMEM, "out of memory");
 				break;
 			}
+			for (size_t k = 0; k < e->nterms; k++)
+				free(e->terms[k].value);
+			free(e->terms);
+			e->terms = NULL;
+			e->nterms = 0;
 			pm_attr_init(&e->attr);
 			e->attr.size = PM_ATTR_SIZE_KNOWN;
 			if (!(p->opts & PM_EVENT_OPT_GUEST))
@@ -1613,6 +1846,9 @@ static void list_free_events(struct pm_event_list *l)
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->ev[i].str);
 		free(l->ev[i].name);
+		for (size_t k = 0; k < l->ev[i].nterms; k++)
+			free(l->ev[i].terms[k].value);
+		free(l->ev[i].terms);
 	}
 	free(l->ev);
 }
@@ -1776,4 +2012,33 @@ unsigned pm_event_flags(const pm_event *ev)
 size_t pm_event_group(const pm_event *ev)
 {
 	return ev ? ev->group : 0;
+}
+
+size_t pm_event_term_count(const pm_event *ev)
+{
+	return ev ? ev->nterms : 0;
+}
+
+int pm_event_term_get(const pm_event *ev, size_t index, struct pm_event_term *out)
+{
+	struct pm_event_term t;
+	int rc;
+
+	if (!ev || !out)
+		return pm__err(EINVAL, "pm_event_term_get: NULL argument");
+	rc = pm__struct_check(out, out->sz, offsetof(struct pm_event_term, num) + sizeof(out->num),
+			      sizeof(*out), "struct pm_event_term");
+	if (rc)
+		return rc;
+	if (index >= ev->nterms)
+		return pm__err(EINVAL, "pm_event_term_get: index %zu, the event has %zu terms",
+			       index, ev->nterms);
+	memset(&t, 0, sizeof(t));
+	t.sz = sizeof(t);
+	t.kind = ev->terms[index].kind;
+	t.name = ev->terms[index].name;
+	t.value = ev->terms[index].value;
+	t.num = ev->terms[index].num;
+	pm__struct_copy_out(out, out->sz, &t, sizeof(t));
+	return 0;
 }

@@ -29,7 +29,11 @@ config1 (bp_addr), config2 (bp_len), config3, precise_ip, exclude_user,
 exclude_kernel, exclude_hv, exclude_idle, exclude_host, exclude_guest, pinned,
 exclusive, bp_type; the period or frequency when the string sets period= or
 freq=; and, when the string has per-event config terms (call-graph=,
-stack-size=, ...), the sample_type bits and attr fields perf sets for them.
+stack-size=, ...), the sample_type bits (CALLCHAIN, REGS_USER, STACK_USER,
+BRANCH_STACK, AUX, and TIME with time=) and the attr fields perf sets for them
+(exclude_callchain_user, sample_regs_user, sample_stack_user,
+sample_max_stack, write_backward, aux_output, aux_sample_size,
+branch_sample_type, and inherit with inherit/no-inherit).
 A string both refuse agrees; our refusal must carry a byte position.
 Whether perf accepts a string is asked with `perf record --dry-run`; the
 accepted strings are then recorded in batches with a separator event
@@ -53,10 +57,16 @@ SAMPLE_BITS = {"IP": 1 << 0, "TID": 1 << 1, "TIME": 1 << 2, "ADDR": 1 << 3, "REA
                "REGS_USER": 1 << 12, "STACK_USER": 1 << 13, "WEIGHT": 1 << 14,
                "DATA_SRC": 1 << 15, "IDENTIFIER": 1 << 16, "TRANSACTION": 1 << 17,
                "REGS_INTR": 1 << 18, "PHYS_ADDR": 1 << 19, "AUX": 1 << 20}
-# sample_type bits the per-event config terms decide
+# sample_type bits the per-event config terms decide (TIME: only with time=)
 TERM_SAMPLE_BITS = (SAMPLE_BITS["CALLCHAIN"] | SAMPLE_BITS["REGS_USER"] |
-                    SAMPLE_BITS["STACK_USER"] | SAMPLE_BITS["TIME"] |
-                    SAMPLE_BITS["BRANCH_STACK"])
+                    SAMPLE_BITS["STACK_USER"] | SAMPLE_BITS["BRANCH_STACK"] |
+                    SAMPLE_BITS["AUX"])
+TERM_FIELDS = ["exclude_callchain_user", "sample_regs_user", "sample_stack_user",
+               "sample_max_stack", "write_backward", "aux_output", "aux_sample_size",
+               "branch_sample_type"]
+BRANCH_BITS = {n: 1 << i for i, n in enumerate(
+    "USER KERNEL HV ANY ANY_CALL ANY_RETURN IND_CALL ABORT_TX IN_TX NO_TX COND CALL_STACK "
+    "IND_JUMP CALL NO_FLAGS NO_CYCLES TYPE_SAVE HW_INDEX PRIV_SAVE".split())}
 CONFIG_TERMS = re.compile(r"(call-graph|stack-size|max-stack|time=|[/,]time[/,]|inherit|"
                           r"overwrite|percore|aux-output|aux-sample-size|driver-config|"
                           r"metric-id|branch_type|@)")
@@ -102,8 +112,8 @@ def parse_perf(text):
     events = []
     for m in re.finditer(r"^perf_event_attr:\n(.*?)^-{20,}", head, re.S | re.M):
         a = {k: 0 for k in FIELDS}
-        a.update(period=None, freq=0, sample_type=0, write_backward=0, sample_max_stack=0,
-                 sample_stack_user=0, sample_regs_user=0, inherit=0, use_clockid=0)
+        a.update(period=None, freq=0, sample_type=0, inherit=0)
+        a.update({k: 0 for k in TERM_FIELDS})
         for line in m.group(1).splitlines():
             mm = re.match(r"^\s*(\{[^}]*\}|\S+)\s+(\S+)", line)
             if not mm:
@@ -111,6 +121,8 @@ def parse_perf(text):
             key, val = PERF_KEYS.get(mm.group(1), mm.group(1)), mm.group(2)
             if key == "sample_type":
                 a[key] = sum(SAMPLE_BITS.get(b, 0) for b in val.split("|"))
+            elif key == "branch_sample_type":
+                a[key] = sum(BRANCH_BITS.get(b, 0) for b in val.split("|"))
             elif key in a:
                 a[key] = int(val, 0)
         events.append(a)
@@ -208,6 +220,8 @@ def run_ours(prof, root, s):
         for k in ("config", "config1", "config2", "config3"):
             e[k] = int(j[k], 16)
         e["sample_type"] = int(j.get("sample_type", "0x0"), 16)
+        for k in TERM_FIELDS + ["inherit"]:
+            e[k] = j.get(k, 0)
         e["freq"] = j.get("freq", 0)
         e["period"] = j.get("sample_period", j.get("sample_freq"))
         evs.append(e)
@@ -228,11 +242,15 @@ def differences(s, ours, perf):
         if sets_period and (o["period"], o["freq"]) != (p["period"], p["freq"]):
             out.append("event %d period/freq %s/%s, perf %s/%s" %
                        (i, o["period"], o["freq"], p["period"], p["freq"]))
-        if terms and (o["sample_type"] & TERM_SAMPLE_BITS) != (p["sample_type"] &
-                                                               TERM_SAMPLE_BITS):
-            out.append("event %d sample_type (config terms) %#x, perf %#x" %
-                       (i, o["sample_type"] & TERM_SAMPLE_BITS,
-                        p["sample_type"] & TERM_SAMPLE_BITS))
+        if terms:
+            bits = TERM_SAMPLE_BITS | (SAMPLE_BITS["TIME"] if re.search(r"[/,]time[=/,]", s)
+                                       else 0)
+            if (o["sample_type"] & bits) != (p["sample_type"] & bits):
+                out.append("event %d sample_type (config terms) %#x, perf %#x" %
+                           (i, o["sample_type"] & bits, p["sample_type"] & bits))
+            for k in TERM_FIELDS + (["inherit"] if "inherit" in s else []):
+                if o[k] != p[k]:
+                    out.append("event %d %s %#x, perf %#x" % (i, k, o[k], p[k]))
     return out
 
 

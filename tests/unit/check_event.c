@@ -1299,6 +1299,63 @@ START_TEST(test_perf_grammar)
 }
 END_TEST
 
+/* Per-event config terms: kept on the event, with perf's attr bits. */
+START_TEST(test_config_terms)
+{
+	struct pm_event_term t = { sizeof(t), 0, NULL, NULL, 0 };
+	const pm_event *ev;
+	struct pm_attr a;
+
+	ck_assert_int_eq(parse(NULL, "cycles/call-graph=dwarf,stack-size=4096,no-inherit,"
+				     "max-stack=3,metric-id=x/u"), 0);
+	ev = pm_event_list_get(list, 0);
+	pm_event_attr(ev, &a);
+	ck_assert_uint_eq(a.sample_type, PM_SAMPLE_CALLCHAIN | PM_SAMPLE_REGS_USER |
+						 PM_SAMPLE_STACK_USER);
+	ck_assert_uint_eq(a.sample_stack_user, 4096);
+	ck_assert_uint_eq(a.sample_max_stack, 3);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_CALLCHAIN_USER) && !HAS(a, PM_ATTR_INHERIT));
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL));
+	ck_assert_uint_eq(pm_event_term_count(ev), 5);
+	ck_assert_int_eq(pm_event_term_get(ev, 0, &t), 0);
+	ck_assert_int_eq(t.kind, PM_ETERM_CALL_GRAPH);
+	ck_assert_str_eq(t.name, "call-graph");
+	ck_assert_str_eq(t.value, "dwarf");
+	ck_assert_int_eq(pm_event_term_get(ev, 2, &t), 0);
+	ck_assert_int_eq(t.kind, PM_ETERM_INHERIT);
+	ck_assert_uint_eq(t.num, 0);
+	ck_assert_ptr_null(t.value);
+	ck_assert_int_eq(pm_event_term_get(ev, 4, &t), 0);
+	ck_assert_str_eq(t.value, "x");
+	ck_assert_int_eq(pm_event_term_get(ev, 5, &t), -EINVAL);
+	t.sz = 3;
+	ck_assert_int_eq(pm_event_term_get(ev, 0, &t), -PM_ERR_STRUCT_SIZE);
+	a = attr_of(NULL, "cycles/call-graph=lbr/");
+	ck_assert_uint_eq(a.branch_sample_type, 0x2c801);
+	a = attr_of(NULL, "cycles/time=0,overwrite,aux-sample-size=4096,branch_type=any/");
+	ck_assert(HAS(a, PM_ATTR_WRITE_BACKWARD));
+	ck_assert_uint_eq(a.sample_type, PM_SAMPLE_AUX | PM_SAMPLE_BRANCH_STACK);
+	ck_assert_uint_eq(a.branch_sample_type, 1 << 3);
+	ck_assert_int_eq(parse(NULL, "cycles/call-graph=bogus/"), -PM_ERR_SYNTAX);
+	ck_assert_uint_eq(err.position, 18);
+	ck_assert_int_eq(parse(NULL, "cycles/max-stack=70000/"), -PM_ERR_RANGE);
+	ck_assert_int_eq(parse(NULL, "cycles/inherit=1/"), -PM_ERR_SYNTAX);
+	ck_assert_int_eq(parse(NULL, "cycles/branch_type=nope/"), -PM_ERR_SYNTAX);
+	/* terms survive a wildcard/hybrid copy */
+	{
+		pm_pmu_list *hy = fixture("hybrid");
+
+		ck_assert_int_eq(parse(hy, "cycles/call-graph=fp,metric-id=m/"), 0);
+		ck_assert_uint_eq(pm_event_list_count(list), 2);
+		ck_assert_int_eq(pm_event_term_get(pm_event_list_get(list, 1), 1, &t), -PM_ERR_STRUCT_SIZE);
+		t.sz = sizeof(t);
+		ck_assert_int_eq(pm_event_term_get(pm_event_list_get(list, 1), 1, &t), 0);
+		ck_assert_str_eq(t.value, "m");
+		pm_pmu_list_free(hy);
+	}
+}
+END_TEST
+
 static Suite *event_suite(void)
 {
 	Suite *s = suite_create("event");
@@ -1332,6 +1389,7 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_guest_option);
 	tcase_add_test(tc, test_perf_name);
 	tcase_add_test(tc, test_perf_grammar);
+	tcase_add_test(tc, test_config_terms);
 	suite_add_tcase(s, tc);
 	return s;
 }
