@@ -111,7 +111,7 @@ int pmf_add_id(pm_file *f, size_t idx, uint64_t id)
 		return -ENOMEM;
 	pmf_map_put(f, id, (int32_t)idx);
 	if (cur >= 0) /* moved from another attr: keep its list as is */
-		pm__debug("perf.data: id %" PRIu64 " moves from attr %d to %zu", id, cur, idx);
+		pm__debug("%s: id %" PRIu64 " moves from attr %d to %zu", PMF_NAME(f), id, cur, idx);
 	if (e->nr_ids == e->cap_ids) {
 		size_t nc = e->cap_ids ? e->cap_ids * 2 : 8;
 		uint64_t *n = pm__reallocarray(e->ids, nc, sizeof(*n));
@@ -224,7 +224,7 @@ int pmf_add_evsel(pm_file *f, const struct pm_attr *attr, const uint8_t *ids, si
 
 		snprintf(msg, sizeof(msg), "attr %zu: %s", f->nr_ev,
 			 pm_errmsg()[0] ? pm_errmsg() : pm_strerror(rc));
-		pm__warn("perf.data: %s", msg);
+		pm__warn("%s: %s", PMF_NAME(f), msg);
 		e->layout = NULL;
 		e->layout_err = strdup(msg);
 		if (!e->layout_err)
@@ -266,13 +266,13 @@ static int pmf_pread_full(pm_file *f, void *buf, size_t len, uint64_t off, const
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			return pm__err(errno, "perf.data: reading %s at offset %" PRIu64 ": %s", what,
+			return pm__err(errno, "%s: reading %s at offset %" PRIu64 ": %s", PMF_NAME(f), what,
 				       off + got, strerror(errno));
 		}
 		if (r == 0)
 			return pm__err(PM_ERR_TRUNCATED,
-				       "perf.data: %s at offset %" PRIu64 " (%zu bytes) is cut short at "
-				       "offset %" PRIu64 " (end of file)", what, off, len, off + got);
+				       "%s: %s at offset %" PRIu64 " (%zu bytes) is cut short at "
+				       "offset %" PRIu64 " (end of file)", PMF_NAME(f), what, off, len, off + got);
 		got += (size_t)r;
 	}
 	return 0;
@@ -301,7 +301,7 @@ static int pmf_fill(pm_file *f, size_t need)
 		if (f->alt_cap < cap) {
 			t = realloc(f->alt, cap);
 			if (!t)
-				return pm__err(ENOMEM, "perf.data: no memory for a %zu-byte window", cap);
+				return pm__err(ENOMEM, "%s: no memory for a %zu-byte window", PMF_NAME(f), cap);
 			f->alt = t;
 			f->alt_cap = cap;
 		}
@@ -330,7 +330,7 @@ static int pmf_fill(pm_file *f, size_t need)
 			return rc;
 		n = realloc(f->win, nc);
 		if (!n)
-			return pm__err(ENOMEM, "perf.data: no memory for a %zu-byte window", nc);
+			return pm__err(ENOMEM, "%s: no memory for a %zu-byte window", PMF_NAME(f), nc);
 		f->win = n;
 		f->win_cap = nc;
 	}
@@ -352,7 +352,7 @@ static int pmf_fill(pm_file *f, size_t need)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			return pm__err(errno, "perf.data: read error at offset %" PRIu64 ": %s", off,
+			return pm__err(errno, "%s: read error at offset %" PRIu64 ": %s", PMF_NAME(f), off,
 				       strerror(errno));
 		}
 		if (r == 0)
@@ -378,22 +378,22 @@ static int pmf_rec_extent(pm_file *f, const uint8_t *p, size_t avail, uint64_t o
 
 	if (size < 8)
 		return pm__err(PM_ERR_CORRUPT,
-			       "perf.data: record at offset %" PRIu64 " (type %u) has size %u, "
-			       "smaller than its 8-byte header", off, type, size);
+			       "%s: record at offset %" PRIu64 " (type %u) has size %u, "
+			       "smaller than its 8-byte header", PMF_NAME(f), off, type, size);
 	if (type == PM_RECORD_HEADER_TRACING_DATA || type == PM_RECORD_AUXTRACE) {
 		size_t need = type == PM_RECORD_AUXTRACE ? 16 : 12;
 
 		if (size < need)
 			return pm__err(PM_ERR_CORRUPT,
-				       "perf.data: %s record at offset %" PRIu64 " has size %u < %zu",
+				       "%s: %s record at offset %" PRIu64 " has size %u < %zu", PMF_NAME(f),
 				       pm_record_type_name(type), off, size, need);
 		if (avail < need)
 			return 0; /* caller fills more and retries */
 		extra = type == PM_RECORD_AUXTRACE ? pm__ld64(p + 8, f->be) : pm__ld32(p + 8, f->be);
 		if (extra > PMF_MAX_RECORD)
 			return pm__err(PM_ERR_CORRUPT,
-				       "perf.data: %s record at offset %" PRIu64 " claims %" PRIu64
-				       " bytes of data", pm_record_type_name(type), off, extra);
+				       "%s: %s record at offset %" PRIu64 " claims %" PRIu64
+				       " bytes of data", PMF_NAME(f), pm_record_type_name(type), off, extra);
 	}
 	*total = size + extra;
 	return 1;
@@ -451,16 +451,16 @@ static int pmf_src_next(pm_file *f, struct pmf_rec *r)
 		if (!left && f->data_end != UINT64_MAX && off < f->data_end)
 			/* file mode: the header says how much data there is */
 			return pmf_fail(f, pm__err(PM_ERR_TRUNCATED,
-					   "perf.data: the data ends at offset %" PRIu64 ", %" PRIu64
+					   "%s: the data ends at offset %" PRIu64 ", %" PRIu64
 					   " bytes before the end the header gives (data offset %"
-					   PRIu64 " + size %" PRIu64 "): the file is cut short", off,
+					   PRIu64 " + size %" PRIu64 "): the file is cut short", PMF_NAME(f), off,
 					   f->data_end - off, f->info.data_offset,
 					   f->info.data_size), off);
 		if (!left)
 			return 0;
 		return pmf_tail(f, pm__err(PM_ERR_TRUNCATED,
-					   "perf.data: record header at offset %" PRIu64
-					   " is cut short (%zu bytes left)", off, left), off, true);
+					   "%s: record header at offset %" PRIu64
+					   " is cut short (%zu bytes left)", PMF_NAME(f), off, left), off, true);
 	}
 	rc = pmf_rec_extent(f, f->win + f->win_pos, f->win_end - f->win_pos, off, &total);
 	if (rc == 0) {
@@ -469,7 +469,7 @@ static int pmf_src_next(pm_file *f, struct pmf_rec *r)
 			return pmf_fail(f, rc, off);
 		if (rc == 0)
 			return pmf_tail(f, pm__err(PM_ERR_TRUNCATED,
-				"perf.data: record at offset %" PRIu64 " is cut short (%zu bytes left)",
+				"%s: record at offset %" PRIu64 " is cut short (%zu bytes left)", PMF_NAME(f),
 				off, f->win_end - f->win_pos), off, true);
 		rc = pmf_rec_extent(f, f->win + f->win_pos, f->win_end - f->win_pos, off, &total);
 	}
@@ -482,8 +482,8 @@ static int pmf_src_next(pm_file *f, struct pmf_rec *r)
 		const uint8_t *p = f->win + f->win_pos;
 
 		return pmf_tail(f, pm__err(PM_ERR_TRUNCATED,
-					   "perf.data: record at offset %" PRIu64 " (type %u, size %" PRIu64
-					   ") runs past the end of the data (%zu bytes left)",
+					   "%s: record at offset %" PRIu64 " (type %u, size %" PRIu64
+					   ") runs past the end of the data (%zu bytes left)", PMF_NAME(f),
 					   off, pm__ld32(p, f->be), total, f->win_end - f->win_pos), off, true);
 	}
 	r->data = f->win + f->win_pos;
@@ -513,12 +513,12 @@ static int pmf_decompress(pm_file *f, const struct pmf_rec *r)
 		uint64_t dsz;
 
 		if (r->size < 16)
-			return pm__err(PM_ERR_CORRUPT, "perf.data: COMPRESSED2 record at offset %" PRIu64
-				       " is too short", r->offset);
+			return pm__err(PM_ERR_CORRUPT, "%s: COMPRESSED2 record at offset %" PRIu64
+				       " is too short", PMF_NAME(f), r->offset);
 		dsz = pm__ld64(r->data + 8, f->be);
 		if (dsz > r->size - 16u)
-			return pm__err(PM_ERR_CORRUPT, "perf.data: COMPRESSED2 record at offset %" PRIu64
-				       " claims %" PRIu64 " bytes in %u", r->offset, dsz, r->size);
+			return pm__err(PM_ERR_CORRUPT, "%s: COMPRESSED2 record at offset %" PRIu64
+				       " claims %" PRIu64 " bytes in %u", PMF_NAME(f), r->offset, dsz, r->size);
 		src = r->data + 16;
 		n = (size_t)dsz;
 	}
@@ -546,8 +546,8 @@ static int pmf_decompress(pm_file *f, const struct pmf_rec *r)
 
 				if (nc > PMF_DBUF_MAX)
 					return pm__err(PM_ERR_CORRUPT,
-						       "perf.data: COMPRESSED record at offset %" PRIu64
-						       " decompresses to more than %zu bytes",
+						       "%s: COMPRESSED record at offset %" PRIu64
+						       " decompresses to more than %zu bytes", PMF_NAME(f),
 						       r->offset, PMF_DBUF_MAX);
 				nb = realloc(f->dbuf, nc);
 				if (!nb)
@@ -561,8 +561,8 @@ static int pmf_decompress(pm_file *f, const struct pmf_rec *r)
 			ret = ZSTD_decompressStream(f->zds, &out, &in);
 			if (ZSTD_isError(ret))
 				return pm__err(PM_ERR_CORRUPT,
-					       "perf.data: COMPRESSED record at offset %" PRIu64
-					       ": zstd: %s", r->offset, ZSTD_getErrorName(ret));
+					       "%s: COMPRESSED record at offset %" PRIu64
+					       ": zstd: %s", PMF_NAME(f), r->offset, ZSTD_getErrorName(ret));
 			f->dend += out.pos;
 		} while (in.pos < in.size || out.pos == out.size);
 		f->d_rec_off = r->offset;
@@ -572,8 +572,8 @@ static int pmf_decompress(pm_file *f, const struct pmf_rec *r)
 	(void)src;
 	(void)n;
 	return pm__err(PM_ERR_UNSUPPORTED,
-		       "perf.data: record at offset %" PRIu64 " is zstd-compressed (perf record -z) "
-		       "and this libprofileme was built without zstd", r->offset);
+		       "%s: record at offset %" PRIu64 " is zstd-compressed (perf record -z) "
+		       "and this libprofileme was built without zstd", PMF_NAME(f), r->offset);
 #endif
 }
 
@@ -592,8 +592,8 @@ static int pmf_rec_next(pm_file *f, struct pmf_rec *r)
 
 				if (size < 8)
 					return pmf_fail(f, pm__err(PM_ERR_CORRUPT,
-						"perf.data: a record decompressed from offset %" PRIu64
-						" has size %u", f->d_rec_off, size), f->d_rec_off);
+						"%s: a record decompressed from offset %" PRIu64
+						" has size %u", PMF_NAME(f), f->d_rec_off, size), f->d_rec_off);
 				if (left >= size) {
 					r->data = p;
 					r->size = size;
@@ -611,8 +611,8 @@ static int pmf_rec_next(pm_file *f, struct pmf_rec *r)
 		if (rc <= 0) {
 			if (rc == 0 && f->dpos < f->dend && !f->tail_err)
 				return pmf_tail(f, pm__err(PM_ERR_TRUNCATED,
-					"perf.data: compressed data from offset %" PRIu64
-					" ends inside a record", f->d_rec_off), f->d_rec_off, true);
+					"%s: compressed data from offset %" PRIu64
+					" ends inside a record", PMF_NAME(f), f->d_rec_off), f->d_rec_off, true);
 			return rc;
 		}
 		if (r->type != PM_RECORD_COMPRESSED && r->type != PM_RECORD_COMPRESSED2)
@@ -739,7 +739,7 @@ static int pmf_meta(pm_file *f, const uint8_t *p, uint32_t size, uint32_t type, 
 		return 0;
 	}
 bad:
-	pm__warn("perf.data: malformed %s record at offset %" PRIu64 " ignored",
+	pm__warn("%s: malformed %s record at offset %" PRIu64 " ignored", PMF_NAME(f),
 		 pm_record_type_name(type), off);
 	return 0;
 }
@@ -998,7 +998,7 @@ static int pmf_q_evacuate(pm_file *f, const uint8_t *buf, size_t len)
 				break;
 			p = pmf_q_alloc(f, e->size, &e->chunk);
 			if (!p)
-				return pm__err(ENOMEM, "perf.data: no memory to sort records");
+				return pm__err(ENOMEM, "%s: no memory to sort records", PMF_NAME(f));
 			memcpy(p, e->data, e->size);
 			e->data = p;
 		}
@@ -1090,7 +1090,7 @@ int pmf_next(pm_file *f, struct pmf_rec *r)
 		}
 		if (r->type < PM_RECORD_USER_TYPE_START && r->time != PM_FILE_NO_TIME && r->time) {
 			if (!pmf_q_push_fast(f, r) && (rc = pmf_q_push(f, r)) != 0)
-				return pmf_fail(f, pm__err(-rc, "perf.data: no memory to sort records"),
+				return pmf_fail(f, pm__err(-rc, "%s: no memory to sort records", PMF_NAME(f)),
 						r->offset);
 			if (f->qbytes > f->reorder_max) {
 				uint64_t lo = f->rheap[0].ts;
@@ -1163,18 +1163,18 @@ static int pmf_read_attrs(pm_file *f)
 	int rc = 0;
 
 	if (!asz)
-		return pm__err(PM_ERR_FORMAT, "perf.data: attr_size is 0 (header offset 16)");
+		return pm__err(PM_ERR_FORMAT, "%s: attr_size is 0 (header offset 16)", PMF_NAME(f));
 	if (asz < PM_ATTR_SIZE_VER0 + 16 || asz > (1u << 16))
-		return pm__err(PM_ERR_FORMAT, "perf.data: attr_size %" PRIu64 " is impossible "
-			       "(header offset 16)", asz);
+		return pm__err(PM_ERR_FORMAT, "%s: attr_size %" PRIu64 " is impossible "
+			       "(header offset 16)", PMF_NAME(f), asz);
 	if (!pm__fits(off, size, f->info.file_size))
-		return pm__err(PM_ERR_TRUNCATED, "perf.data: attr section [%" PRIu64 ", +%" PRIu64
-			       ") runs past the end of the file (%" PRIu64 " bytes)", off, size,
+		return pm__err(PM_ERR_TRUNCATED, "%s: attr section [%" PRIu64 ", +%" PRIu64
+			       ") runs past the end of the file (%" PRIu64 " bytes)", PMF_NAME(f), off, size,
 			       f->info.file_size);
 	if (size > PMF_MAX_HEADER_SECTION)
-		return pm__err(PM_ERR_FORMAT, "perf.data: attr section of %" PRIu64 " bytes", size);
+		return pm__err(PM_ERR_FORMAT, "%s: attr section of %" PRIu64 " bytes", PMF_NAME(f), size);
 	if (size % asz)
-		pm__warn("perf.data: attr section size %" PRIu64 " is not a multiple of %" PRIu64,
+		pm__warn("%s: attr section size %" PRIu64 " is not a multiple of %" PRIu64, PMF_NAME(f),
 			 size, asz);
 	buf = malloc(size ? size : 1);
 	if (!buf)
@@ -1188,17 +1188,17 @@ static int pmf_read_attrs(pm_file *f)
 
 		rc = pm_attr_from_bytes(&attr, a, asz - 16, f->be);
 		if (rc < 0) {
-			rc = pm__err(PM_ERR_FORMAT, "perf.data: attr %" PRIu64 " at offset %" PRIu64
-				     ": %s", i, eoff, pm_errmsg());
+			rc = pm__err(PM_ERR_FORMAT, "%s: attr %" PRIu64 " at offset %" PRIu64
+				     ": %s", PMF_NAME(f), i, eoff, pm_errmsg());
 			break;
 		}
 		ids_off = pm__ld64(a + asz - 16, f->be);
 		ids_size = pm__ld64(a + asz - 8, f->be);
 		if (!pm__fits(ids_off, ids_size, f->info.file_size) ||
 		    ids_size > PMF_MAX_HEADER_SECTION) {
-			rc = pm__err(PM_ERR_TRUNCATED, "perf.data: ids of attr %" PRIu64
+			rc = pm__err(PM_ERR_TRUNCATED, "%s: ids of attr %" PRIu64
 				     " (entry at offset %" PRIu64 ") at [%" PRIu64 ", +%" PRIu64
-				     ") run past the end of the file", i, eoff, ids_off, ids_size);
+				     ") run past the end of the file", PMF_NAME(f), i, eoff, ids_off, ids_size);
 			break;
 		}
 		if (ids_size) {
@@ -1266,8 +1266,8 @@ static int pmf_read_features(pm_file *f)
 		return 0;
 	if (!pm__fits(toff, nr * 16, f->info.file_size)) {
 		pmf_hdr_damage(f, pm__err(PM_ERR_TRUNCATED,
-			"perf.data: feature table at offset %" PRIu64 " (%" PRIu64 " entries) runs "
-			"past the end of the file (%" PRIu64 " bytes)", toff, nr, f->info.file_size),
+			"%s: feature table at offset %" PRIu64 " (%" PRIu64 " entries) runs "
+			"past the end of the file (%" PRIu64 " bytes)", PMF_NAME(f), toff, nr, f->info.file_size),
 			toff);
 		memset(f->info.features, 0, sizeof(f->info.features));
 		return 0;
@@ -1290,8 +1290,8 @@ static int pmf_read_features(pm_file *f)
 		ft->size = pm__ld64(tab + 16 * k + 8, f->be);
 		if (!pm__fits(ft->off, ft->size, f->info.file_size)) {
 			ft->err = pm__err(PM_ERR_TRUNCATED,
-				"perf.data: feature %u section [%" PRIu64 ", +%" PRIu64 ") (table entry "
-				"at offset %" PRIu64 ") runs past the end of the file", i, ft->off,
+				"%s: feature %u section [%" PRIu64 ", +%" PRIu64 ") (table entry "
+				"at offset %" PRIu64 ") runs past the end of the file", PMF_NAME(f), i, ft->off,
 				ft->size, toff + 16 * k);
 			pmf_hdr_damage(f, ft->err, toff + 16 * k);
 		} else if (ft->size <= PMF_MAX_HEADER_SECTION) {
@@ -1444,7 +1444,7 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 	f->err_off = UINT64_MAX;
 	f->info.sz = sizeof(f->info);
 	if (fstat(f->fd, &st) < 0)
-		return pm__err(errno, "perf.data: fstat: %s", strerror(errno));
+		return pm__err(errno, "%s: fstat: %s", PMF_NAME(f), strerror(errno));
 	f->seekable = S_ISREG(st.st_mode);
 	if (f->seekable) {
 		off_t cur = lseek(f->fd, 0, SEEK_CUR);
@@ -1461,19 +1461,19 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 		return rc;
 	start = f->win_off + f->win_pos;
 	if (!rc)
-		return pm__err(PM_ERR_TRUNCATED, "perf.data: header cut short: %zu bytes at offset %"
-			       PRIu64 ", need at least %d", f->win_end - f->win_pos, start,
+		return pm__err(PM_ERR_TRUNCATED, "%s: header cut short: %zu bytes at offset %"
+			       PRIu64 ", need at least %d", PMF_NAME(f), f->win_end - f->win_pos, start,
 			       PMF_PIPE_HDR_SIZE);
 	if (!memcmp(f->win + f->win_pos, "PERFILE2", 8))
 		f->be = false;
 	else if (!memcmp(f->win + f->win_pos, "2ELIFREP", 8))
 		f->be = true;
 	else if (!memcmp(f->win + f->win_pos, "PERFFILE", 8))
-		return pm__err(PM_ERR_VERSION, "perf.data: version 1 file (magic PERFFILE) "
-			       "is not supported");
+		return pm__err(PM_ERR_VERSION, "%s: version 1 file (magic PERFFILE) "
+			       "is not supported", PMF_NAME(f));
 	else
-		return pm__err(PM_ERR_FORMAT, "perf.data: bad magic at offset %" PRIu64
-			       " (not a perf.data file)", start);
+		return pm__err(PM_ERR_FORMAT, "%s: bad magic at offset %" PRIu64
+			       " (not a perf.data file)", PMF_NAME(f), start);
 	f->info.big_endian = f->be;
 	hsize = pm__ld64(f->win + f->win_pos + 8, f->be);
 	f->info.header_size = hsize;
@@ -1486,18 +1486,18 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 		return 0;
 	}
 	if (hsize != PMF_HDR_SIZE && hsize != PMF_HDR_SIZE_OLD)
-		return pm__err(PM_ERR_FORMAT, "perf.data: header size %" PRIu64 " (offset 8) is "
-			       "neither %d (file) nor %d (pipe)", hsize, PMF_HDR_SIZE,
+		return pm__err(PM_ERR_FORMAT, "%s: header size %" PRIu64 " (offset 8) is "
+			       "neither %d (file) nor %d (pipe)", PMF_NAME(f), hsize, PMF_HDR_SIZE,
 			       PMF_PIPE_HDR_SIZE);
 	if (!f->seekable)
-		return pm__err(PM_ERR_UNSUPPORTED, "perf.data: a file-mode perf.data must be read "
-			       "from a regular file (use perf record -o - for pipes)");
+		return pm__err(PM_ERR_UNSUPPORTED, "%s: a file-mode perf.data must be read "
+			       "from a regular file (use perf record -o - for pipes)", PMF_NAME(f));
 	if (start)
-		return pm__err(PM_ERR_UNSUPPORTED, "perf.data: a file-mode perf.data must start at "
-			       "offset 0 of its descriptor");
+		return pm__err(PM_ERR_UNSUPPORTED, "%s: a file-mode perf.data must start at "
+			       "offset 0 of its descriptor", PMF_NAME(f));
 	if (f->info.file_size < hsize)
-		return pm__err(PM_ERR_TRUNCATED, "perf.data: header cut short: the file has %" PRIu64
-			       " bytes, the header needs %" PRIu64, f->info.file_size, hsize);
+		return pm__err(PM_ERR_TRUNCATED, "%s: header cut short: the file has %" PRIu64
+			       " bytes, the header needs %" PRIu64, PMF_NAME(f), f->info.file_size, hsize);
 	rc = pmf_pread_full(f, hdr, (size_t)hsize, 0, "file header");
 	if (rc)
 		return rc;
@@ -1513,12 +1513,12 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 	if (rc)
 		return rc;
 	if (f->info.data_offset > f->info.file_size)
-		return pm__err(PM_ERR_TRUNCATED, "perf.data: data section offset %" PRIu64
-			       " (header offset 40) is past the end of the file (%" PRIu64 " bytes)",
+		return pm__err(PM_ERR_TRUNCATED, "%s: data section offset %" PRIu64
+			       " (header offset 40) is past the end of the file (%" PRIu64 " bytes)", PMF_NAME(f),
 			       f->info.data_offset, f->info.file_size);
 	if (f->info.data_size) {
 		if (f->info.data_size > UINT64_MAX - f->info.data_offset)
-			return pm__err(PM_ERR_FORMAT, "perf.data: data size %" PRIu64 " overflows",
+			return pm__err(PM_ERR_FORMAT, "%s: data size %" PRIu64 " overflows", PMF_NAME(f),
 				       f->info.data_size);
 		f->data_end = f->info.data_offset + f->info.data_size;
 		f->info.feat_offset = f->data_end;
@@ -1537,8 +1537,8 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 		/* perf did not finish writing (the feature bits are set at the
 		 * start, the sections only at the end): read to the end, no
 		 * features */
-		pm__warn("perf.data: data size is 0 (perf record did not exit cleanly?); "
-			 "reading to the end of the file");
+		pm__warn("%s: data size is 0 (perf record did not exit cleanly?); "
+			 "reading to the end of the file", PMF_NAME(f));
 		f->info.feat_offset = 0;
 		memset(f->info.features, 0, sizeof(f->info.features));
 		f->data_end = f->info.file_size;
@@ -1549,8 +1549,10 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 	return 0;
 }
 
-int pm_file_open_fd(pm_file **out, int fd, const struct pm_file_opts *opts)
+/* Open fd under `name` (NULL: "<fd N>"); every message names it. */
+static int pmf_open_named(pm_file **out, int fd, const struct pm_file_opts *opts, const char *name)
 {
+	char fdname[32];
 	pm_file *f;
 	int rc;
 
@@ -1564,8 +1566,17 @@ int pm_file_open_fd(pm_file **out, int fd, const struct pm_file_opts *opts)
 		return rc;
 	f = calloc(1, sizeof(*f));
 	if (!f)
-		return -ENOMEM;
+		return pm__err(ENOMEM, "no memory to open %s", name ? name : "a recording");
 	f->fd = fd;
+	if (!name) {
+		snprintf(fdname, sizeof(fdname), "<fd %d>", fd);
+		name = fdname;
+	}
+	f->name = strdup(name);
+	if (!f->name) {
+		free(f);
+		return pm__err(ENOMEM, "no memory to open %s", name);
+	}
 	rc = pmf_open(f, opts);
 	if (rc) {
 		pm_file_close(f);
@@ -1573,6 +1584,11 @@ int pm_file_open_fd(pm_file **out, int fd, const struct pm_file_opts *opts)
 	}
 	*out = f;
 	return 0;
+}
+
+int pm_file_open_fd(pm_file **out, int fd, const struct pm_file_opts *opts)
+{
+	return pmf_open_named(out, fd, opts, NULL);
 }
 
 int pm_file_open(pm_file **out, const char *path, const struct pm_file_opts *opts)
@@ -1583,17 +1599,15 @@ int pm_file_open(pm_file **out, const char *path, const struct pm_file_opts *opt
 		return pm__err(EINVAL, "pm_file_open: NULL argument");
 	*out = NULL;
 	if (!strcmp(path, "-"))
-		return pm_file_open_fd(out, STDIN_FILENO, opts);
+		return pmf_open_named(out, STDIN_FILENO, opts, "<stdin>");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return pm__err(errno, "%s: %s", path, strerror(errno));
-	rc = pm_file_open_fd(out, fd, opts);
+	/* The messages of the reader name the file themselves. */
+	rc = pmf_open_named(out, fd, opts, path);
 	if (rc) {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "%s", pm_errmsg());
 		close(fd);
-		return pm__err(-rc, "%s: %s", path, msg);
+		return rc;
 	}
 	(*out)->own_fd = true;
 	return 0;
@@ -1626,6 +1640,7 @@ void pm_file_close(pm_file *f)
 	free(f->win);
 	free(f->alt);
 	pmf_feat_free(f);
+	free(f->name);
 	free(f);
 }
 
@@ -1713,7 +1728,7 @@ int pm_file_feature_raw(pm_file *f, unsigned feat, const void **data, size_t *le
 		return pm__err(EINVAL, "pm_file_feature_raw: bad argument");
 	rc = pmf_load_feature(f, feat);
 	if (rc)
-		return rc == -ENOENT ? pm__err(ENOENT, "perf.data: no feature %u", feat) : rc;
+		return rc == -ENOENT ? pm__err(ENOENT, "%s: no feature %u", PMF_NAME(f), feat) : rc;
 	*data = f->feat[feat].raw;
 	*len = f->feat[feat].len;
 	return 0;

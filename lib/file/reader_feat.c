@@ -344,7 +344,7 @@ void pmf_feat_decode(pm_file *f, unsigned feat)
 		return; /* exposed as raw bytes only */
 	}
 	if (c.bad)
-		pm__warn("perf.data: feature %u is malformed (offset %" PRIu64 ")", feat, ft->off);
+		pm__warn("%s: feature %u is malformed (offset %" PRIu64 ")", PMF_NAME(f), feat, ft->off);
 	else
 		PMF_SET_BIT(f->decoded, feat);
 }

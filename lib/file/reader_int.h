@@ -124,6 +124,9 @@ struct pmf_group { char *name; uint32_t leader, nr; };
 
 struct pm_file {
 	int fd;
+	/* How messages name the file: the path given to pm_file_open(),
+	 * "<stdin>" for "-", "<fd N>" for pm_file_open_fd(). */
+	char *name;
 	bool own_fd;
 	bool seekable;
 	bool be; /* file written big endian */
@@ -263,6 +266,9 @@ static inline int pmf_sample_core(const pm_file *f, const struct pmf_rec *r, str
 
 /* ------------------------------------------------------------------ */
 /* hot paths, inline for the bulk readers (reader_rows.c, export/columns.c) */
+
+/* The file's name for messages ("%s: ..."), never NULL. */
+#define PMF_NAME(f) ((f)->name ? (const char *)(f)->name : "perf.data")
 
 #define PMF_CHUNK (256u << 10)
 #define PMF_POP_AHEAD 8

@@ -14,19 +14,19 @@ int pm_file_sample(const pm_file *f, const struct pm_file_record *rec, struct pm
 	if (!f || !rec || !out || rec->type != PM_RECORD_SAMPLE)
 		return pm__err(EINVAL, "pm_file_sample: NULL argument or not a SAMPLE record");
 	if (rec->attr_idx < 0 || (size_t)rec->attr_idx >= f->nr_ev)
-		return pm__err(ENOENT, "perf.data: sample at offset %" PRIu64 " matches no attr",
+		return pm__err(ENOENT, "%s: sample at offset %" PRIu64 " matches no attr", PMF_NAME(f),
 			       rec->offset);
 	e = &f->ev[rec->attr_idx];
 	if (!e->layout)
-		return pm__err(PM_ERR_UNSUPPORTED, "perf.data: sample at offset %" PRIu64
-			       " not decoded: %s", rec->offset,
+		return pm__err(PM_ERR_UNSUPPORTED, "%s: sample at offset %" PRIu64
+			       " not decoded: %s", PMF_NAME(f), rec->offset,
 			       e->layout_err ? e->layout_err : "no sample layout");
 	rc = pm_sample_parse(out, e->layout, rec->data, rec->size, f->be, &err_off);
 	if (rc < 0) {
 		char msg[256];
 
 		snprintf(msg, sizeof(msg), "%s", pm_errmsg());
-		return pm__err(-rc, "perf.data: sample at offset %" PRIu64 "%s (+%zu in the record): %s",
+		return pm__err(-rc, "%s: sample at offset %" PRIu64 "%s (+%zu in the record): %s", PMF_NAME(f),
 			       rec->offset, rec->from_compressed ? " (compressed)" : "", err_off, msg);
 	}
 	return 0;
@@ -135,7 +135,7 @@ int pm_file_record_parse(const pm_file *f, const struct pm_file_record *rec, str
 		char msg[256];
 
 		snprintf(msg, sizeof(msg), "%s", pm_errmsg());
-		return pm__err(-rc, "perf.data: record at offset %" PRIu64 " (+%zu): %s", rec->offset,
+		return pm__err(-rc, "%s: record at offset %" PRIu64 " (+%zu): %s", PMF_NAME(f), rec->offset,
 			       err_off, msg);
 	}
 	return 0;

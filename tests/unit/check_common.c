@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 #include <errno.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,6 +257,86 @@ START_TEST(test_error_string)
 }
 END_TEST
 
+/* Reader messages name the file: the path it was opened with, "<fd N>" for
+ * a descriptor; never the literal "perf.data:" whatever the file is called.
+ * The file is a real recording cut short: a header error at open (first
+ * 40 bytes) and a record error while reading (the data cut mid-record). */
+static void cut_copy(const char *src, const char *dst, long keep_from_end, long keep)
+{
+	FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(out);
+	fseek(in, 0, SEEK_END);
+	long n = ftell(in);
+	fseek(in, 0, SEEK_SET);
+	long want = keep ? keep : keep_from_end < 0 ? n / 2 : n - keep_from_end;
+	for (long i = 0; i < want; i++) {
+		int c = fgetc(in);
+		ck_assert_int_ne(c, EOF);
+		fputc(c, out);
+	}
+	fclose(in);
+	fclose(out);
+}
+
+START_TEST(test_reader_names_file)
+{
+	const char *src = PM_TEST_SRCDIR "/examples/data/profileme-synthetic.data";
+	char path[] = "/tmp/pm_named_recording.XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+
+	/* At open: the header is cut. */
+	cut_copy(src, path, 0, 40);
+	pm_file *f = NULL;
+	int rc = pm_file_open(&f, path, NULL);
+	ck_assert_int_lt(rc, 0);
+	const char *t = pm_error_string(rc);
+	ck_assert_msg(strncmp(t, path, strlen(path)) == 0 && t[strlen(path)] == ':',
+		      "message does not start with the path: %s", t);
+	ck_assert_msg(strstr(t, "perf.data:") == NULL, "literal perf.data: in %s", t);
+	ck_assert_uint_eq(count_of(t, path), 1);
+
+	/* The same through a descriptor. */
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	char want[32];
+	snprintf(want, sizeof(want), "<fd %d>: ", fd);
+	rc = pm_file_open_fd(&f, fd, NULL);
+	ck_assert_int_lt(rc, 0);
+	t = pm_error_string(rc);
+	ck_assert_msg(strncmp(t, want, strlen(want)) == 0, "not named %s: %s", want, t);
+	close(fd);
+
+	/* While reading: cut in the middle of the data (raw order, so each
+	 * record is handed out as read).  The error names the file too. */
+	cut_copy(src, path, -1, 0);
+	struct pm_file_opts o = { .sz = sizeof(o), .raw_order = 1 };
+	rc = pm_file_open(&f, path, &o);
+	if (rc == 0) {
+		struct pm_file_record r = { .sz = sizeof(r) };
+		while ((rc = pm_file_next(f, &r)) == 1)
+			;
+		const char *msg = NULL;
+		uint64_t off;
+		int st = pm_file_end_status(f, &off, &msg);
+		if (rc < 0)
+			t = pm_error_string(rc);
+		else
+			t = msg ? msg : "";
+		ck_assert_msg(rc < 0 || st < 0, "a cut recording read to its end cleanly");
+		ck_assert_msg(strncmp(t, path, strlen(path)) == 0, "not named: %s", t);
+		ck_assert_msg(strstr(t, "perf.data:") == NULL, "literal perf.data: in %s", t);
+		pm_file_close(f);
+	} else {
+		t = pm_error_string(rc);
+		ck_assert_msg(strncmp(t, path, strlen(path)) == 0, "not named: %s", t);
+	}
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_buf)
 {
 	struct pm__buf b = { 0 };
@@ -285,6 +368,7 @@ static Suite *common_suite(void)
 	tcase_add_test(tc, test_attr_sizes);
 	tcase_add_test(tc, test_struct_check);
 	tcase_add_test(tc, test_error_string);
+	tcase_add_test(tc, test_reader_names_file);
 	tcase_add_test(tc, test_buf);
 	suite_add_tcase(s, tc);
 	return s;

@@ -16,6 +16,7 @@ dict per record with every field.
 import contextlib
 import io
 import os
+import re
 import stat
 import warnings
 
@@ -73,11 +74,13 @@ __all__ = [
 
 def _renamed(exc, name):
     """The same exception with the recording's name as .filename and the
-    library's generic "perf.data: " prefix dropped from the message."""
+    library's own naming of the file (the path, or "<fd N>" / "<stdin>" when
+    it was opened from a descriptor) dropped from the message."""
     msg = exc.strerror if isinstance(exc.strerror, str) else str(exc)
-    for prefix in (name + ": ", "perf.data: "):
-        if msg.startswith(prefix):
-            msg = msg[len(prefix):]
+    if msg.startswith(name + ": "):
+        msg = msg[len(name) + 2:]
+    else:
+        msg = re.sub(r"^(?:<fd \d+>|<stdin>|perf\.data): ", "", msg)
     new = type(exc)(exc.errno, msg, name)
     for k in ("position", "event"):
         if hasattr(exc, k):
