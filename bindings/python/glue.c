@@ -101,8 +101,6 @@ int pmpy_init(PyObject *module)
 	if (PyModule_AddObject(module, "Error", pmpy_Error) < 0 ||
 	    PyModule_AddObject(module, "EventError", pmpy_EventError) < 0)
 		return -1;
-	Py_INCREF(pmpy_Error);
-	Py_INCREF(pmpy_EventError);
 	for (size_t i = 0; i < sizeof(lib) / sizeof(lib[0]); i++) {
 		PyObject *base = pmpy_Error, *exc;
 
@@ -611,8 +609,7 @@ PyObject *pmpy_file_events(pm_file *f)
 		const struct pm_attr *a = pm_file_attr(f, i);
 		const char *name = pm_file_event_name(f, i);
 		PyObject *d = PyDict_New();
-		struct pm_sample_layout *lay = NULL;
-		PyObject *layout_error;
+		const char *lerr = pm_file_attr_layout_error(f, i);
 		char buf[256];
 
 		/* the library's name (EVENT_DESC / EVENT_UPDATE, else its canonical
@@ -622,18 +619,11 @@ PyObject *pmpy_file_events(pm_file *f)
 				snprintf(buf, sizeof(buf), "unknown-%zu", i);
 			name = buf;
 		}
-		/* an attr whose samples this library cannot lay out (unknown
-		 * sample_type / read_format bits): say why, once */
-		if (a && pm_sample_layout_new(&lay, a) < 0) {
-			layout_error = pmpy_str(pm_errmsg());
-		} else {
-			layout_error = Py_None;
-			Py_INCREF(Py_None);
-		}
-		pm_sample_layout_free(lay);
 		if (!d || pmpy_set(d, "index", PyLong_FromSize_t(i)) ||
 		    pmpy_set(d, "name", pmpy_str(name)) ||
-		    pmpy_set(d, "layout_error", layout_error) ||
+		    /* samples this library cannot lay out (unknown sample_type /
+		     * read_format bits): the library says why, once */
+		    pmpy_set(d, "layout_error", lerr ? pmpy_str(lerr) : (Py_INCREF(Py_None), Py_None)) ||
 		    pmpy_set(d, "attr", a ? pmpy_attr_dict(a) : (Py_INCREF(Py_None), Py_None)) ||
 		    PyList_Append(l, d)) {
 			Py_XDECREF(d);
