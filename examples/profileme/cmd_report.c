@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "record_engine.h"
 #include "report_agg.h"
+#include "report_callgraph.h"
 
 struct rpt {
 	struct rep_agg agg;
@@ -638,6 +639,8 @@ int cmd_report(int argc, char **argv)
 	char tmp[4096] = "";
 	bool tmp_made = false, damaged = false;
 
+	if (rpt_callgraph_wanted(argc, argv))
+		return rpt_callgraph(argc, argv); /* report_callgraph.c */
 	memset(&r, 0, sizeof(r));
 	rpt_parse_sort(&r, "comm,dso,sym");
 	for (int i = 1; i < argc; i++) {

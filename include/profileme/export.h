@@ -248,6 +248,45 @@ PM_API int pm_export_pprof(pm_file *f, const struct pm_export_opts *opts, const 
  */
 PM_API int pm_export_folded(pm_file *f, const struct pm_export_opts *opts, int fd);
 
+/**
+ * @brief One sample with its symbolized stack, as pm_export_stacks() hands
+ *        it out.  Filled by the library (@c sz is the library's size: read
+ *        a member only when @c sz reaches it); every pointer is valid only
+ *        during the callback.
+ */
+struct pm_stack {
+	size_t sz;                 /**< Set by the library: the size it filled. */
+	int event;                 /**< Attr index of the sample. */
+	uint32_t pid;              /**< Process id. */
+	uint32_t tid;              /**< Thread id. */
+	uint32_t cpu;              /**< CPU (0 when not recorded). */
+	const char *comm;          /**< Thread name (":tid" when never seen). */
+	uint64_t period;           /**< The sample's period (PERF_SAMPLE_PERIOD, else the attr's fixed one, else 1). */
+	uint64_t time;             /**< PERF_SAMPLE_TIME, 0 when absent. */
+	size_t nframes;            /**< Frames, >= 1; frame 0 is where the sample is charged (the leaf). */
+	const uint64_t *addrs;     /**< @c nframes addresses, leaf first. */
+	const char *const *syms;   /**< @c nframes symbol names ("[unknown]" when none covers the address). */
+	const char *const *dsos;   /**< @c nframes module paths ("[kernel.kallsyms]", "[unknown]", ...). */
+};
+
+/** @brief Callback of pm_export_stacks(); a nonzero return stops the walk and is returned. */
+typedef int (*pm_stack_fn)(void *user, const struct pm_stack *s);
+
+/**
+ * @brief **pm_export_stacks()** reads a recording and calls @p fn with every
+ *        sample and its symbolized stack: the stacks pm_export_pprof() and
+ *        pm_export_folded() write, for a consumer that aggregates them its
+ *        own way (`profileme report -g` builds its call graph from them).
+ * @param f     an open file; read from its current position to the end
+ * @param opts  options, or NULL
+ * @param fn    the callback
+ * @param user  passed to @p fn
+ * @return 0; -EINVAL; -PM_ERR_STRUCT_SIZE; -ENOENT; an error of the file;
+ *         the callback's nonzero return.
+ * @since 0.1
+ */
+PM_API int pm_export_stacks(pm_file *f, const struct pm_export_opts *opts, pm_stack_fn fn, void *user);
+
 /** @} */
 
 #ifdef __cplusplus

@@ -191,3 +191,78 @@ int pm_export_folded(pm_file *f, const struct pm_export_opts *opts, int fd)
 	pmx_walk_fini(&w);
 	return err;
 }
+
+/* ---- pm_export_stacks ------------------------------------------------- */
+
+struct stx {
+	pm_stack_fn fn;
+	void *user;
+	const char **syms, **dsos;
+	uint64_t *addrs;
+	size_t cap;
+};
+
+static int stx_on_sample(void *user, struct pmx_walk *w, const struct pmx_sample *s)
+{
+	struct stx *x = user;
+	struct pm_stack st;
+
+	if (s->nframes > x->cap) {
+		size_t nc = x->cap ? x->cap : 64;
+		void *a, *b, *c;
+
+		while (nc < s->nframes)
+			nc *= 2;
+		a = pm__reallocarray(x->syms, nc, sizeof(*x->syms));
+		if (a)
+			x->syms = a;
+		b = a ? pm__reallocarray(x->dsos, nc, sizeof(*x->dsos)) : NULL;
+		if (b)
+			x->dsos = b;
+		c = b ? pm__reallocarray(x->addrs, nc, sizeof(*x->addrs)) : NULL;
+		if (!c)
+			return -ENOMEM;
+		x->addrs = c;
+		x->cap = nc;
+	}
+	for (size_t i = 0; i < s->nframes; i++) {
+		x->addrs[i] = s->frames[i].addr;
+		x->syms[i] = pmx_strget(w, s->frames[i].sym);
+		x->dsos[i] = pmx_strget(w, s->frames[i].dso);
+	}
+	memset(&st, 0, sizeof(st));
+	st.sz = sizeof(st);
+	st.event = s->event;
+	st.pid = s->pid;
+	st.tid = s->tid;
+	st.cpu = s->has_cpu ? s->cpu : 0;
+	st.comm = pmx_strget(w, s->comm);
+	st.period = s->period;
+	st.time = (s->smp->present & PM_SAMPLE_TIME) ? s->smp->time : 0;
+	st.nframes = s->nframes;
+	st.addrs = x->addrs;
+	st.syms = x->syms;
+	st.dsos = x->dsos;
+	return x->fn(x->user, &st);
+}
+
+int pm_export_stacks(pm_file *f, const struct pm_export_opts *opts, pm_stack_fn fn, void *user)
+{
+	struct pmx_walk w;
+	struct stx x = { .fn = fn, .user = user };
+	int err;
+
+	if (!f || !fn)
+		return pm__err(EINVAL, "pm_export_stacks: NULL argument");
+	err = pmx_walk_init(&w, f, opts, "pm_export_stacks");
+	if (err)
+		return err;
+	err = pmx_walk_run(&w, stx_on_sample, &x);
+	if (err == -ENOMEM)
+		err = pm__err(ENOMEM, "pm_export_stacks: out of memory");
+	free(x.syms);
+	free(x.dsos);
+	free(x.addrs);
+	pmx_walk_fini(&w);
+	return err;
+}

@@ -415,6 +415,45 @@ START_TEST(test_pprof_file)
 }
 END_TEST
 
+
+struct stk_seen {
+	uint64_t n, period, stop_at;
+	int bad;
+};
+
+static int stk_cb(void *user, const struct pm_stack *s)
+{
+	struct stk_seen *k = user;
+
+	if (s->sz < sizeof(*s) || s->nframes < 1 || !s->syms[0] || !s->dsos[0] || !s->comm)
+		k->bad++;
+	k->n++;
+	k->period += s->period;
+	return k->stop_at && k->n == k->stop_at ? 42 : 0;
+}
+
+START_TEST(test_stacks)
+{
+	struct stk_seen k = { 0 };
+	struct pm_export_opts o = { .sz = sizeof(o), .event = -1 };
+	pm_file *f;
+
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	ck_assert_int_eq(pm_export_stacks(f, &o, stk_cb, &k), 0);
+	pm_file_close(f);
+	ck_assert_int_eq(k.bad, 0);
+	ck_assert_uint_eq(k.n, 202);
+	ck_assert_uint_eq(k.period, 202 * 10000ull); /* the generator's fixed period */
+	memset(&k, 0, sizeof(k));
+	k.stop_at = 5;
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	ck_assert_int_eq(pm_export_stacks(f, &o, stk_cb, &k), 42);
+	ck_assert_uint_eq(k.n, 5);
+	ck_assert_int_eq(pm_export_stacks(f, &o, NULL, &k), -EINVAL);
+	pm_file_close(f);
+}
+END_TEST
+
 static Suite *export_suite(void)
 {
 	Suite *s = suite_create("export");
@@ -429,6 +468,7 @@ static Suite *export_suite(void)
 	tcase_add_test(tc, test_folded);
 	tcase_add_test(tc, test_export_errors);
 	tcase_add_test(tc, test_pprof_file);
+	tcase_add_test(tc, test_stacks);
 	suite_add_tcase(s, tc);
 	return s;
 }
