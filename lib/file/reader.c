@@ -31,7 +31,12 @@
 #define PMF_MAX_RECORD (1u << 30)     /* records with out-of-band data */
 #define PMF_MAX_HEADER_SECTION (256u << 20)
 #define PMF_PRIME_MAX (64u << 20)
-#define PMF_DBUF_MAX ((size_t)1 << 30)
+/* decompressed bytes in memory at once: a record (<= 64 KiB) and room */
+#define PMF_DBUF_CAP ((size_t)256 << 10)
+/* the most one COMPRESSED record may decompress to: twice HEADER_COMPRESSED's
+ * mmap_len, within these */
+#define PMF_ZOUT_MIN ((uint64_t)16 << 20)
+#define PMF_ZOUT_MAX ((uint64_t)1 << 30)
 
 #define PMF_HDR_SIZE 104
 #define PMF_HDR_SIZE_OLD 72
@@ -504,6 +509,8 @@ static int pmf_src_next(pm_file *f, struct pmf_rec *r)
 /* ------------------------------------------------------------------ */
 /* decompression */
 
+/* Take the compressed bytes of a COMPRESSED record as the next input of the
+ * decompression stream; pmf_inflate() turns them into records. */
 static int pmf_decompress(pm_file *f, const struct pmf_rec *r)
 {
 	const uint8_t *src = r->data + 8;
@@ -523,51 +530,31 @@ static int pmf_decompress(pm_file *f, const struct pmf_rec *r)
 		n = (size_t)dsz;
 	}
 #ifdef PM_HAVE_ZSTD
-	{
-		ZSTD_inBuffer in = { src, n, 0 };
-		ZSTD_outBuffer out;
-		size_t ret;
-
-		if (!f->zds) {
-			f->zds = ZSTD_createDStream();
-			if (!f->zds)
-				return pm__err(ENOMEM, "zstd: cannot create a decompression stream");
-			ZSTD_initDStream(f->zds);
-		}
-		if (f->dpos) {
-			memmove(f->dbuf, f->dbuf + f->dpos, f->dend - f->dpos);
-			f->dend -= f->dpos;
-			f->dpos = 0;
-		}
-		do {
-			if (f->dcap - f->dend < (64u << 10)) {
-				size_t nc = f->dcap ? f->dcap * 2 : (1u << 20);
-				uint8_t *nb;
-
-				if (nc > PMF_DBUF_MAX)
-					return pm__err(PM_ERR_CORRUPT,
-						       "%s: COMPRESSED record at offset %" PRIu64
-						       " decompresses to more than %zu bytes", PMF_NAME(f),
-						       r->offset, PMF_DBUF_MAX);
-				nb = realloc(f->dbuf, nc);
-				if (!nb)
-					return -ENOMEM;
-				f->dbuf = nb;
-				f->dcap = nc;
-			}
-			out.dst = f->dbuf + f->dend;
-			out.size = f->dcap - f->dend;
-			out.pos = 0;
-			ret = ZSTD_decompressStream(f->zds, &out, &in);
-			if (ZSTD_isError(ret))
-				return pm__err(PM_ERR_CORRUPT,
-					       "%s: COMPRESSED record at offset %" PRIu64
-					       ": zstd: %s", PMF_NAME(f), r->offset, ZSTD_getErrorName(ret));
-			f->dend += out.pos;
-		} while (in.pos < in.size || out.pos == out.size);
-		f->d_rec_off = r->offset;
-		return 0;
+	if (!f->zds) {
+		f->zds = ZSTD_createDStream();
+		if (!f->zds)
+			return pm__err(ENOMEM, "zstd: cannot create a decompression stream");
+		ZSTD_initDStream(f->zds);
 	}
+	if (!f->dbuf) {
+		f->dbuf = malloc(PMF_DBUF_CAP);
+		if (!f->dbuf)
+			return -ENOMEM;
+		f->dcap = PMF_DBUF_CAP;
+	}
+	if (!f->zout_max) {
+		/* perf decompresses one record into a buffer of the ring's
+		 * size (HEADER_COMPRESSED mmap_len): allow twice that */
+		uint64_t m = 2 * (uint64_t)f->comp[4];
+
+		f->zout_max = m > PMF_ZOUT_MIN ? (m < PMF_ZOUT_MAX ? m : PMF_ZOUT_MAX) : PMF_ZOUT_MIN;
+	}
+	f->zin = src;
+	f->zin_size = n;
+	f->zin_pos = 0;
+	f->zout_rec = 0;
+	f->d_rec_off = r->offset;
+	return 0;
 #else
 	(void)src;
 	(void)n;
@@ -577,13 +564,52 @@ static int pmf_decompress(pm_file *f, const struct pmf_rec *r)
 #endif
 }
 
+/* More decompressed bytes into dbuf (bounded: PMF_DBUF_CAP, the partial
+ * record at its start kept): 1 when some came, 0 when the current input
+ * is used up, or a negative code. */
+static int pmf_inflate(pm_file *f)
+{
+#ifdef PM_HAVE_ZSTD
+	ZSTD_inBuffer in = { f->zin, f->zin_size, f->zin_pos };
+	ZSTD_outBuffer out;
+	size_t ret;
+
+	if (f->zin_pos >= f->zin_size && !f->zmore)
+		return 0;
+	if (f->dpos) {
+		memmove(f->dbuf, f->dbuf + f->dpos, f->dend - f->dpos);
+		f->dend -= f->dpos;
+		f->dpos = 0;
+	}
+	out.dst = f->dbuf + f->dend;
+	out.size = f->dcap - f->dend;
+	out.pos = 0;
+	ret = ZSTD_decompressStream(f->zds, &out, &in);
+	if (ZSTD_isError(ret))
+		return pm__err(PM_ERR_CORRUPT, "%s: COMPRESSED record at offset %" PRIu64
+			       ": zstd: %s", PMF_NAME(f), f->d_rec_off, ZSTD_getErrorName(ret));
+	f->zin_pos = in.pos;
+	f->zmore = out.pos == out.size;
+	f->dend += out.pos;
+	f->zout_rec += out.pos;
+	if (f->zout_rec > f->zout_max)
+		return pm__err(PM_ERR_CORRUPT, "%s: COMPRESSED record at offset %" PRIu64
+			       " decompresses to more than %" PRIu64 " bytes (HEADER_COMPRESSED "
+			       "mmap_len %u)", PMF_NAME(f), f->d_rec_off, f->zout_max, f->comp[4]);
+	return out.pos || in.pos < in.size || f->zmore ? 1 : 0;
+#else
+	(void)f;
+	return 0;
+#endif
+}
+
 /* Stage 2: records, decompressed ones included. */
 static int pmf_rec_next(pm_file *f, struct pmf_rec *r)
 {
 	int rc;
 
 	for (;;) {
-		if (f->dpos < f->dend) {
+		if (f->dpos < f->dend || f->zin_pos < f->zin_size || f->zmore) {
 			size_t left = f->dend - f->dpos;
 			const uint8_t *p = f->dbuf + f->dpos;
 
@@ -605,6 +631,11 @@ static int pmf_rec_next(pm_file *f, struct pmf_rec *r)
 					return 1;
 				}
 			}
+			rc = pmf_inflate(f);
+			if (rc < 0)
+				return pmf_fail(f, rc, f->d_rec_off);
+			if (rc > 0)
+				continue;
 			/* a record continues in the next COMPRESSED record */
 		}
 		rc = pmf_src_next(f, r);

@@ -143,11 +143,19 @@ struct pm_file {
 	uint64_t win_off;
 	uint64_t data_end; /* UINT64_MAX: until EOF */
 
-	/* decompressed records (COMPRESSED / COMPRESSED2) */
+	/* decompressed records (COMPRESSED / COMPRESSED2), streamed: the
+	 * compressed bytes of the current record (zin, in the read window,
+	 * which does not move until they are used up) are decompressed into
+	 * the bounded dbuf as records are taken from it */
 	uint8_t *dbuf;
 	size_t dcap, dpos, dend;
 	uint64_t d_rec_off;
 	void *zds;
+	const uint8_t *zin;
+	size_t zin_size, zin_pos;
+	bool zmore;         /* zstd may hold output for the current input */
+	uint64_t zout_rec;  /* bytes the current COMPRESSED record gave so far */
+	uint64_t zout_max;  /* the most one COMPRESSED record may give */
 
 	/* attrs */
 	struct pmf_evsel *ev;
@@ -394,7 +402,7 @@ static inline bool pmf_fast_next(pm_file *f, struct pmf_rec *r)
 	uint32_t type;
 	uint16_t size;
 
-	if (avail < 8 || f->dpos < f->dend)
+	if (avail < 8 || f->dpos < f->dend || f->zin_pos < f->zin_size || f->zmore)
 		return false;
 	type = pm__ld32(p, f->be);
 	size = pm__ld16(p + 6, f->be);

@@ -184,6 +184,101 @@ def item7_report_counts(prof, work):
           "item 9: report errors name the path once: %r" % r.stderr.strip())
 
 
+def zstd_compress(data, level=3):
+    """zstd frame of data, through the system libzstd (None without it)."""
+    import ctypes
+    import ctypes.util
+    name = ctypes.util.find_library("zstd")
+    if not name:
+        return None
+    z = ctypes.CDLL(name)
+    z.ZSTD_compressBound.restype = ctypes.c_size_t
+    z.ZSTD_compressBound.argtypes = [ctypes.c_size_t]
+    z.ZSTD_compress.restype = ctypes.c_size_t
+    z.ZSTD_compress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
+                                ctypes.c_size_t, ctypes.c_int]
+    z.ZSTD_isError.argtypes = [ctypes.c_size_t]
+    cap = z.ZSTD_compressBound(len(data))
+    buf = ctypes.create_string_buffer(cap)
+    n = z.ZSTD_compress(buf, cap, data, len(data), level)
+    if z.ZSTD_isError(n):
+        return None
+    return buf.raw[:n]
+
+
+def comp_records(frame):
+    """frame cut into PERF_RECORD_COMPRESSED (81) records of <= 65000 bytes."""
+    out = b""
+    for i in range(0, len(frame), 65000):
+        part = frame[i:i + 65000]
+        pad = (-len(part)) % 8
+        # trailing zero bytes after a frame would be read as a new frame:
+        # keep the record unpadded (perf's reader and ours take any size)
+        pad = 0
+        out += struct.pack("<IHH", 81, 0, 8 + len(part) + pad) + part
+    return out
+
+
+def peak_rss_kb(argv):
+    """exit status, stderr and peak RSS (KiB) of one run, by /usr/bin/time (a
+    child of this Python inherits its RSS high-water mark across exec)."""
+    r = subprocess.run(["/usr/bin/time", "-f", "PEAK_RSS_KB %M"] + argv,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       errors="replace")
+    lines = r.stderr.splitlines()
+    rss = [int(x.split()[1]) for x in lines if x.startswith("PEAK_RSS_KB ")]
+    err = "\n".join(x for x in lines if not x.startswith("PEAK_RSS_KB ") and
+                    not x.startswith("Command exited with non-zero status"))
+    return r.returncode, err, rss[-1] if rss else -1
+
+
+def item5_compressed(prof, work, perf, plain_path, plain):
+    """COMPRESSED records are decompressed streaming into a bounded buffer;
+    one that expands past a sane bound is an error naming its offset."""
+    zdata = os.path.join(work, "z.data")
+    r = run([perf, "record", "-z", "-q", "-o", zdata, "-e", "task-clock", "-c", "100000", "--",
+             "sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"])
+    if r.returncode != 0:
+        check(True, "item 5: SKIPPED (perf record -z fails here: %s)" % r.stderr.strip()[:100])
+        return
+    with open(zdata, "rb") as f:
+        zb = f.read()
+    # an unknown user record type (99) of 65528 bytes: skipped, never queued
+    rec = struct.pack("<IHH", 99, 0, 65528) + bytes(65520)
+    zr = run([prof, "script", "-i", zdata])
+    pr = run([perf, "script", "-i", zdata])
+    check(zr.returncode == 0 and len(zr.stdout.splitlines()) == len(pr.stdout.splitlines()),
+          "item 5: the perf -z recording reads: %d samples as perf script" %
+          len(zr.stdout.splitlines()))
+    # the frames go into a plain recording (perf's own zstd stream may end
+    # inside a frame: a new frame after it would be corrupt)
+    end = sum(perfdata.header(plain)["data"])
+    base_rc, _e, base_rss = peak_rss_kb([prof, "script", "-i", plain_path])
+    # many COMPRESSED frames of 15 MiB each: under the per-record bound
+    one = zstd_compress(rec * 240)
+    if one is None:
+        check(True, "item 5: SKIPPED (no libzstd for python)")
+        return
+    flat = os.path.join(work, "z_flat.data")
+    with open(flat, "wb") as f:
+        f.write(perfdata.splice(plain, end, 0, comp_records(one) * 20))
+    rc, err, rss = peak_rss_kb([prof, "script", "-i", flat])
+    check(rc == 0 and rss < base_rss + 8 * 1024,
+          "item 5: 300 MiB decompressed in 15 MiB records: exit %d, peak RSS %d KiB "
+          "(the small file: %d KiB) %r" % (rc, rss, base_rss, err[-200:]))
+    # one compressed stream of 160 MiB in a single record: past the bound
+    bomb = zstd_compress(rec * 2560)
+    recs = comp_records(bomb)
+    path = os.path.join(work, "z_bomb.data")
+    with open(path, "wb") as f:
+        f.write(perfdata.splice(plain, end, 0, recs))
+    rc, err, rss = peak_rss_kb([prof, "script", "-i", path])
+    check(rc != 0 and ("COMPRESSED record at offset %d decompresses to more than" % end) in err
+          and rss < base_rss + 8 * 1024,
+          "item 5: a record that expands to 160 MiB: error at its offset %d, exit %d, peak "
+          "RSS %d KiB: %r" % (end, rc, rss, err[-300:]))
+
+
 def item6_record_leaves(prof, work):
     out = os.path.join(work, "nonexistent.data")
     if os.path.exists(out):
@@ -283,6 +378,7 @@ def main():
     item3_write_errors(prof, work, data)
     item7_unknown_layout(prof, work, b)
     item7_report_counts(prof, work)
+    item5_compressed(prof, work, perf, data, b)
     item6_record_leaves(prof, work)
     item9_record_args(prof, work)
     item9_sigint(prof, work)
