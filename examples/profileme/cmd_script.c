@@ -1236,8 +1236,9 @@ static void print_header(struct script *s)
 	info.sz = sizeof(info);
 	pm_file_get_info(s->f, &info);
 	fprintf(o, "# ========\n");
-	fprintf(o, "# %s mode, %s endian\n", info.pipe_mode ? "pipe" : "file",
-		info.big_endian ? "big" : "little");
+	fprintf(o, "# %s mode, %s endian%s\n", info.pipe_mode ? "pipe" : "file",
+		info.big_endian ? "big" : "little",
+		info.version == 1 ? ", version 1 (PERFFILE)" : "");
 	if (!info.pipe_mode) {
 		fprintf(o, "# data offset    : %" PRIu64 "\n", info.data_offset);
 		fprintf(o, "# data size      : %" PRIu64 "\n", info.data_size);

@@ -123,6 +123,9 @@ struct pm_file_info {
 	uint64_t feat_offset;   /**< Offset of the feature table (data_offset + data_size). */
 	uint64_t features[4];   /**< Feature bitmap: bit n of word n/64 set when feature n is present. */
 	uint64_t file_size;     /**< Size of a regular file; 0 for a pipe. */
+	uint32_t version;       /**< 2 for PERFILE2, 1 for an old PERFFILE file (its byte order
+	                             taken from attr_size, as perf does). @since 0.1 */
+	uint32_t reserved;      /**< Zero. */
 };
 /** Frozen minimum @c sz of struct pm_file_info (0.1: the members up to @c big_endian); accepted by
  *  every later release.  See PM_OFFSETOFEND(). */

@@ -91,6 +91,9 @@ extern "C" {
 #define PM_RECORD_COMPRESSED 81
 #define PM_RECORD_FINISHED_INIT 82
 #define PM_RECORD_COMPRESSED2 83
+#define PM_RECORD_BPF_METADATA 84     /**< perf 6.16: BPF program metadata (handed out as bytes). */
+#define PM_RECORD_SCHEDSTAT_CPU 85    /**< perf 6.16 `perf sched stats` (handed out as bytes). */
+#define PM_RECORD_SCHEDSTAT_DOMAIN 86 /**< perf 6.16 `perf sched stats` (handed out as bytes). */
 /** @} */
 
 /** @name header.misc bits (PERF_RECORD_MISC_*)

@@ -1446,6 +1446,90 @@ static void pmf_prime_pipe(pm_file *f)
 	}
 }
 
+/*
+ * PERFFILE (version 1, perf before 2.6.37-ish and its successors until
+ * PERFILE2): the magic is the same bytes in either byte order, so the order
+ * comes, as in perf's try_all_file_abis(), from a pipe header size of 16 or
+ * from attr_size, which must be an attr size perf wrote (VER0..VER4) + 16,
+ * as written or byte-swapped.
+ */
+static int pmf_v1_order(pm_file *f, uint64_t start)
+{
+	static const uint64_t sizes[] = { 80, 88, 96, 112, 120 };
+	const uint8_t *p = f->win + f->win_pos;
+	uint64_t asz_le, asz_be;
+	int rc;
+
+	f->info.version = 1;
+	if (pm__ld64(p + 8, false) == PMF_PIPE_HDR_SIZE || pm__ld64(p + 8, true) == PMF_PIPE_HDR_SIZE) {
+		f->be = pm__ld64(p + 8, false) != PMF_PIPE_HDR_SIZE;
+		return 0;
+	}
+	rc = pmf_fill(f, 24);
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		return pm__err(PM_ERR_TRUNCATED, "%s: PERFFILE (version 1) header cut short "
+			       "at offset %" PRIu64, PMF_NAME(f), start + (f->win_end - f->win_pos));
+	p = f->win + f->win_pos;
+	asz_le = pm__ld64(p + 16, false);
+	asz_be = pm__ld64(p + 16, true);
+	for (size_t i = 0; i < PM_ARRAY_SIZE(sizes); i++) {
+		if (asz_le == sizes[i]) {
+			f->be = false;
+			return 0;
+		}
+		if (asz_be == sizes[i]) {
+			f->be = true;
+			return 0;
+		}
+	}
+	return pm__err(PM_ERR_VERSION, "%s: PERFFILE (version 1) file whose attr_size "
+		       "%" PRIu64 " (offset %" PRIu64 ") is none of the sizes perf wrote (80, 88, 96, "
+		       "112, 120) in either byte order: its byte order cannot be known", PMF_NAME(f),
+		       asz_le, start + 16);
+}
+
+/*
+ * simpleperf (Android) writes the PERFILE2 header but its own records
+ * (types >= 32768, records over 64 KiB split, a size split over the misc
+ * field) and features 128 and up (META_INFO 129 with simpleperf_version).
+ * Walking into its data as perf records would misread it: refuse it.
+ */
+static int pmf_refuse_simpleperf(pm_file *f)
+{
+	const struct pmf_feat *meta = &f->feat[129];
+	char ver[64] = "";
+	bool any = false;
+
+	for (unsigned i = 128; i < PM_FEAT_BITS; i++)
+		any |= f->feat[i].present;
+	if (!any)
+		return 0;
+	if (meta->loaded) {
+		const char *k = (const char *)meta->raw, *end = k + meta->len;
+
+		while (k < end) {
+			size_t kl = strnlen(k, (size_t)(end - k));
+			const char *v = k + kl + 1;
+			size_t vl;
+
+			if (v >= end)
+				break;
+			vl = strnlen(v, (size_t)(end - v));
+			if (!strcmp(k, "simpleperf_version")) {
+				snprintf(ver, sizeof(ver), ", simpleperf_version %.*s", (int)vl, v);
+				break;
+			}
+			k = v + vl + 1;
+		}
+	}
+	return pm__err(PM_ERR_UNSUPPORTED, "%s: a simpleperf file (feature %s%s at the "
+		       "feature table, offset %" PRIu64 "): its records are simpleperf's, not perf's, "
+		       "and are not read", PMF_NAME(f), meta->present ? "129 META_INFO" : "bits 128+",
+		       ver, f->info.feat_offset);
+}
+
 static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 {
 	uint8_t hdr[PMF_HDR_SIZE];
@@ -1499,12 +1583,15 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 		f->be = false;
 	else if (!memcmp(f->win + f->win_pos, "2ELIFREP", 8))
 		f->be = true;
-	else if (!memcmp(f->win + f->win_pos, "PERFFILE", 8))
-		return pm__err(PM_ERR_VERSION, "%s: version 1 file (magic PERFFILE) "
-			       "is not supported", PMF_NAME(f));
-	else
+	else if (!memcmp(f->win + f->win_pos, "PERFFILE", 8)) {
+		rc = pmf_v1_order(f, start);
+		if (rc)
+			return rc;
+	} else
 		return pm__err(PM_ERR_FORMAT, "%s: bad magic at offset %" PRIu64
 			       " (not a perf.data file)", PMF_NAME(f), start);
+	if (!f->info.version)
+		f->info.version = 2;
 	f->info.big_endian = f->be;
 	hsize = pm__ld64(f->win + f->win_pos + 8, f->be);
 	f->info.header_size = hsize;
@@ -1556,12 +1643,18 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 		rc = pmf_read_features(f);
 		if (rc)
 			return rc;
+		rc = pmf_refuse_simpleperf(f);
+		if (rc)
+			return rc;
 	} else if (pmf_feat_table_at(f, f->info.data_offset)) {
 		/* A finished file with no records: its feature table follows
 		 * the (empty) data section. */
 		f->data_end = f->info.data_offset;
 		f->info.feat_offset = f->data_end;
 		rc = pmf_read_features(f);
+		if (rc)
+			return rc;
+		rc = pmf_refuse_simpleperf(f);
 		if (rc)
 			return rc;
 	} else {

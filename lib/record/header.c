@@ -74,6 +74,9 @@ static const char *const pm_user_names[] = {
 	[PM_RECORD_COMPRESSED - 64] = "COMPRESSED",
 	[PM_RECORD_FINISHED_INIT - 64] = "FINISHED_INIT",
 	[PM_RECORD_COMPRESSED2 - 64] = "COMPRESSED2",
+	[PM_RECORD_BPF_METADATA - 64] = "BPF_METADATA",
+	[PM_RECORD_SCHEDSTAT_CPU - 64] = "SCHEDSTAT_CPU",
+	[PM_RECORD_SCHEDSTAT_DOMAIN - 64] = "SCHEDSTAT_DOMAIN",
 };
 
 const char *pm_record_type_name(uint32_t type)

@@ -495,7 +495,7 @@ static int parse_user(struct pm_record *r, const struct pm__ctx *c)
 static bool known_type(uint32_t t)
 {
 	return (t >= PM_RECORD_MMAP && t <= PM_RECORD_CALLCHAIN_DEFERRED) ||
-	       (t >= PM_RECORD_HEADER_ATTR && t <= PM_RECORD_COMPRESSED2);
+	       (t >= PM_RECORD_HEADER_ATTR && t <= PM_RECORD_SCHEDSTAT_DOMAIN);
 }
 
 int pm_record_parse(struct pm_record *out, const pm_sample_layout *l, const void *rec, size_t len,

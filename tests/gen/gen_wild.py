@@ -28,7 +28,9 @@ Kinds:
   pipecut     a pipe stream of --samples samples whose last record is cut
               (--cut N bytes off its end) or followed by --junk N bytes
               (--junk-byte B: all of value B), or whose record --zero-at K
-              has size 0 (damage in the middle).
+              has size 0 (damage in the middle); --extra-types 84,85,..: records
+              of those types first; --compress2: the samples in one COMPRESSED2
+              record (zstd CLI).
 
 Formats per tools/perf/Documentation/perf.data-file-format.txt and perf's
 trace-event-read.c layout (see docs/file.md).  Uses struct only.
@@ -429,6 +431,20 @@ def gen_pipecut(args):
     out += record(False, REC_HEADER_ATTR, 0, bytes(w.b))
     recs = [sample(False, st, 7, 0x401000 + 16 * i, 1000000 + 1000 * i, 0, 250000)
             for i in range(args.samples)]
+    for t in args.extra_types:
+        # records perf 6.16 may write (BPF_METADATA 84, SCHEDSTAT_CPU 85,
+        # SCHEDSTAT_DOMAIN 86, ...): bodies a reader must skip by size
+        out += record(False, t, 0, struct.pack("<QQ", t, 0x5157))
+    if args.compress2:
+        # COMPRESSED2 (83): u64 data size, a zstd frame of the records, padded
+        import subprocess
+        z = subprocess.run(["zstd", "-q", "-c", "-"], input=b"".join(recs), check=True,
+                           stdout=subprocess.PIPE).stdout
+        w = W(False)
+        w.put("Q", len(z))
+        w.raw(z)
+        out += record(False, 83, 0, bytes(w.b))
+        recs = []
     good = args.samples
     starts = []
     for r in recs:
@@ -475,6 +491,8 @@ def main(argv=None):
     ap.add_argument("--junk", type=int, default=0)
     ap.add_argument("--junk-byte", type=int)
     ap.add_argument("--zero-at", type=int)
+    ap.add_argument("--extra-types", type=lambda v: [int(x) for x in v.split(",")], default=[])
+    ap.add_argument("--compress2", action="store_true")
     args = ap.parse_args(argv)
     if args.attr_file:
         args.attr += [x.strip() for x in open(args.attr_file) if x.strip()]

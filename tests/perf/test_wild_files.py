@@ -8,6 +8,13 @@ read by `profileme script` / `report` and, where it reads them, the real perf.
   warning that names the damage offset once; `--strict` turns it back into an
   error (exit 1); perf also prints every record before it.  A record of size
   0 in the middle of a stream stays an error.
+- PERFFILE (version 1) files: every attr size perf wrote (VER0..VER4), both
+  byte orders, 72- and 104-byte headers, read as perf 6.1 reads them (perf
+  reads each too); an attr_size perf never wrote is refused with the reason
+  and the offset.
+- 136-byte attrs (VER8), the record types perf 6.16 knows (BPF_METADATA,
+  SCHEDSTAT_*, AUX_OUTPUT_HW_ID, CALLCHAIN_DEFERRED) and COMPRESSED2 read.
+- a simpleperf-shaped file is refused with a "simpleperf file" message.
 
 usage: test_wild_files.py PROFILEME SRCDIR BUILDDIR
 """
@@ -100,12 +107,78 @@ def check_cut_streams(prof, perf, src, work):
           len(cases))
 
 
+def samples_of(prof, path):
+    r = run([prof, "script", "--json", "-i", path])
+    if r.returncode != 0:
+        fail("%s: exit %d: %s" % (path, r.returncode, r.stderr))
+    return [(int(j["ip"], 16), j["time"]) for j in map(json.loads, r.stdout.splitlines())]
+
+
+def check_formats(prof, perf, src, work):
+    n = 0
+    # PERFFILE (version 1): every attr size perf wrote, both byte orders, the
+    # 72-byte header and the later 104-byte one with features
+    for asz in (64, 72, 80, 96, 104):
+        for be in (False, True):
+            for hdr in ("72", "104"):
+                args = ["--attr-size", str(asz), "--v1-header", hdr, "--samples", "7"]
+                if be:
+                    args.append("--big-endian")
+                path, exp = gen(src, work, "v1_%d_%s_%s.data" % (asz, "be" if be else "le", hdr),
+                                "perffile", *args)
+                want = [(e["ip"], e["time"]) for e in exp["samples"]]
+                if samples_of(prof, path) != want:
+                    fail("PERFFILE attr %d %s header %s: samples differ" % (asz, be, hdr))
+                hdr_out = run([prof, "script", "--header", "-i", path]).stdout
+                if "version 1 (PERFFILE)" not in hdr_out or \
+                        ("big endian" if be else "little endian") not in hdr_out:
+                    fail("PERFFILE: --header says %r" % hdr_out.splitlines()[:2])
+                if perf:
+                    r = run([perf, "script", "-i", path])
+                    if r.returncode != 0 or len(r.stdout.splitlines()) != len(want):
+                        fail("PERFFILE attr %d: perf reads %d samples (exit %d)" %
+                             (asz, len(r.stdout.splitlines()), r.returncode))
+                n += 1
+    # a PERFFILE whose attr_size perf never wrote: refused with the reason and offset
+    path, _ = gen(src, work, "v1_bad.data", "perffile", "--attr-size", "184")
+    r = run([prof, "script", "-i", path])
+    if r.returncode != 1 or "PERFFILE" not in r.stderr or "offset 16" not in r.stderr:
+        fail("PERFFILE with attr_size 200: %d %r" % (r.returncode, r.stderr))
+    # 136-byte attrs (perf >= 6.3: config3); perf 6.1 itself refuses them
+    path, exp = gen(src, work, "attr136.data", "attr136", "--samples", "9")
+    if samples_of(prof, path) != [(e["ip"], e["time"]) for e in exp["samples"]]:
+        fail("136-byte attrs: samples differ")
+    # record types up to perf 6.16 and COMPRESSED2 (when the zstd tool is here)
+    extra = ["--extra-types", "84,85,86,21,22"]
+    if shutil.which("zstd"):
+        extra.append("--compress2")
+    path, exp = gen(src, work, "types616.data", "pipecut", "--samples", "6", *extra)
+    r = run([prof, "script", "--all", "-i", path])
+    types = [json.loads(x)["type"] for x in r.stdout.splitlines()]
+    for t in ("BPF_METADATA", "SCHEDSTAT_CPU", "SCHEDSTAT_DOMAIN", "AUX_OUTPUT_HW_ID",
+              "CALLCHAIN_DEFERRED") + (("COMPRESSED2",) if "--compress2" in extra else ()):
+        if t not in types:
+            fail("record type %s not handed out: %s" % (t, types))
+    if r.returncode != 0 or types.count("SAMPLE") != 6:
+        fail("perf 6.16 record types: exit %d, %d samples" % (r.returncode, types.count("SAMPLE")))
+    # simpleperf: refused with a clear message, never walked into
+    path, _ = gen(src, work, "simpleperf.data", "simpleperf")
+    for cmd in (["script"], ["report", "-q"]):
+        r = run([prof] + cmd + ["-i", path])
+        if r.returncode != 1 or "simpleperf file" not in r.stderr or \
+                "simpleperf_version 1.build.7" not in r.stderr:
+            fail("simpleperf (%s): %d %r" % (cmd[0], r.returncode, r.stderr))
+    print("formats: %d PERFFILE variants (as perf reads them), a refused one, 136-byte attrs, "
+          "6.16 record types, simpleperf refused" % n)
+
+
 def main():
     prof, src, build = sys.argv[1:4]
     perf = shutil.which("perf")
     work = os.path.join(build, "tests", "perf", "wild_files")
     os.makedirs(work, exist_ok=True)
     check_cut_streams(prof, perf, src, work)
+    check_formats(prof, perf, src, work)
     return 0
 
 
