@@ -9,13 +9,11 @@ file's samples, and `profileme script --json`."""
 import errno
 import gzip
 import io
-import json
 import os
 import re
 import struct
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -376,7 +374,7 @@ def strip_feature(data, bit):
 
 @pytest.mark.parametrize("which", ["synthetic", "perf"])
 def test_to_pandas_without_event_desc(tmp_path, which, request):
-    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pandas")
     if which == "perf":
         src = request.getfixturevalue("perf_files")["file"]
     else:

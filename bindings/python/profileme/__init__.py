@@ -387,7 +387,7 @@ class PerfData:
         try:
             with _named(path):
                 return _c.file_open(path)
-        except FormatError as e:
+        except FormatError:
             try:
                 with io.open(path, "rb") as fh:
                     exc = _compressed_error(fh.read(8), path)
