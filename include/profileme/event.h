@@ -167,6 +167,9 @@ struct pm_event_opts {
 	size_t sz;       /**< Set by the caller: sizeof(struct pm_event_opts). */
 	unsigned flags;  /**< ::pm_event_opt_flag bits. */
 };
+/** Frozen minimum @c sz of struct pm_event_opts (0.1: the whole 0.1 struct); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_EVENT_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_event_opts, flags)
 
 /**
  * @brief **pm_event_parse_opts()** is pm_event_parse() with options.
@@ -245,6 +248,9 @@ struct pm_event_term {
 	const char *value;  /**< Its value text, or NULL (borrowed from the event). */
 	uint64_t num;       /**< Its numeric value (sizes, 0/1 switches), else 0. */
 };
+/** Frozen minimum @c sz of struct pm_event_term (0.1: the whole 0.1 struct); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_EVENT_TERM_SZ_V1 PM_OFFSETOFEND(struct pm_event_term, num)
 
 /**
  * @brief **pm_event_term_count()**: the per-event config terms of the event.

@@ -606,6 +606,9 @@ struct pm_tp_field {
 	uint32_t elem_size; /**< Bytes per element (arrays), else @c size. */
 	uint32_t reserved;  /**< Zero. */
 };
+/** Frozen minimum @c sz of struct pm_tp_field (0.1: the members up to @c elem_size); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_TP_FIELD_SZ_V1 PM_OFFSETOFEND(struct pm_tp_field, elem_size)
 
 /** @brief pm_tp_value::kind. */
 enum pm_tp_value_kind {
@@ -631,6 +634,9 @@ struct pm_tp_value {
 	uint32_t elem_size; /**< ARRAY element size (1, 2, 4 or 8). */
 	int big_endian;     /**< Byte order of ARRAY elements. */
 };
+/** Frozen minimum @c sz of struct pm_tp_value (0.1: the whole 0.1 struct); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_TP_VALUE_SZ_V1 PM_OFFSETOFEND(struct pm_tp_value, big_endian)
 
 /**
  * @brief **pm_file_tracing_info()** tells what the recording's tracing data

@@ -1887,8 +1887,7 @@ int pm_event_parse_opts(pm_event_list **out, const pm_pmu_list *pmus, const char
 			return rc;
 	}
 	if (opts) {
-		rc = pm__struct_check(opts, opts->sz, offsetof(struct pm_event_opts, flags) +
-				      sizeof(opts->flags), sizeof(*opts), "struct pm_event_opts");
+		rc = PM__SZ_VALID(opts, pm_event_opts, PM_EVENT_OPTS_SZ_V1);
 		if (rc) {
 			fill_error(err, rc, 0, pm_errmsg());
 			return rc;
@@ -2026,8 +2025,7 @@ int pm_event_term_get(const pm_event *ev, size_t index, struct pm_event_term *ou
 
 	if (!ev || !out)
 		return pm__err(EINVAL, "pm_event_term_get: NULL argument");
-	rc = pm__struct_check(out, out->sz, offsetof(struct pm_event_term, num) + sizeof(out->num),
-			      sizeof(*out), "struct pm_event_term");
+	rc = PM__SZ_VALID(out, pm_event_term, PM_EVENT_TERM_SZ_V1);
 	if (rc)
 		return rc;
 	if (index >= ev->nterms)

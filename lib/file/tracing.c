@@ -615,8 +615,7 @@ int pm_file_tp_field(const pm_file *f, size_t i, size_t k, struct pm_tp_field *o
 
 	if (!out)
 		return pm__err(EINVAL, "pm_file_tp_field: NULL argument");
-	rc = pm__struct_check(out, out->sz, offsetof(struct pm_tp_field, reserved),
-			      sizeof(*out), "pm_tp_field");
+	rc = PM__SZ_VALID(out, pm_tp_field, PM_TP_FIELD_SZ_V1);
 	if (rc)
 		return rc;
 	if (!t || k >= t->nfields)
@@ -732,8 +731,7 @@ int pm_file_tp_value(const pm_file *f, size_t i, size_t k, const void *raw, size
 
 	if (!out || (!raw && raw_len))
 		return pm__err(EINVAL, "pm_file_tp_value: NULL argument");
-	rc = pm__struct_check(out, out->sz, offsetof(struct pm_tp_value, big_endian) + sizeof(int),
-			      sizeof(*out), "pm_tp_value");
+	rc = PM__SZ_VALID(out, pm_tp_value, PM_TP_VALUE_SZ_V1);
 	if (rc)
 		return rc;
 	if (!t || k >= t->nfields)
