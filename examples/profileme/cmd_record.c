@@ -134,12 +134,25 @@ static int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			break;
 		}
 		case 'F':
-			o->freq = strtoull(v, NULL, 0);
-			if (!o->freq) {
+		{
+			char *end = NULL;
+
+			errno = 0;
+			o->freq = strtoull(v, &end, 0);
+			if (errno == ERANGE || *v == '-') {
+				cli_error(o->cmd, "frequency '%s' is out of range", v);
+				return -1;
+			}
+			if (!o->freq || *end || end == v) {
 				cli_error(o->cmd, "bad frequency '%s'", v);
 				return -1;
 			}
+			if (pm_event_check_freq(o->freq) < 0) {
+				cli_error(o->cmd, "-F %s: %s", v, pm_errmsg());
+				return -1;
+			}
 			break;
+		}
 		case 'C':
 			o->cpus = v;
 			break;

@@ -52,7 +52,15 @@
  * sets that bit, and precise sampling (`p`, `P`, precise_ip) selects
  * ProfileMe as well (the kernel treats precise_ip as ProfileMe there; config
  * is left alone).  Such an event must sample (an explicit `period=0` is
- * rejected) and must not share a group with another event of the same PMU.
+ * rejected; with neither period= nor freq= it is flagged
+ * ::PM_EVENT_NEEDS_PERIOD: the caller's default period or frequency must
+ * apply) and must not share a group with another event of the same PMU.
+ * The Alpha driver's rules are checked too (-PM_ERR_PROFILEME with the byte
+ * position of the event, the message saying whether ProfileMe came from the
+ * profileme term or from precise_ip): config may set only the bits of the
+ * PMU's formats (config:0-8), the event code must be one the driver maps
+ * (1 cycles, 2 instructions, 3 Bcache misses, 4 Mbox replays), and a
+ * hardware event must be cycles, instructions or cache-misses.
  * Generic and raw events belong to the core PMU (`cpu`, or the PMU of type
  * PERF_TYPE_RAW) for these rules.
  *
@@ -130,7 +138,12 @@ enum pm_event_flag {
 	PM_EVENT_DEFAULT_PERIOD = 1 << 6,
 	/** `W`: a weak group (a tool reopens its members alone when the group
 	 *  cannot be scheduled). @since 0.1 */
-	PM_EVENT_WEAK_GROUP = 1 << 7
+	PM_EVENT_WEAK_GROUP = 1 << 7,
+	/** A ProfileMe event with neither `period=` nor `freq=`: it samples
+	 *  only if the caller gives it a period or frequency (its own default,
+	 *  as perf record's -c/-F); opened as it is (sample_period 0) the
+	 *  driver refuses it with EINVAL. @since 0.1 */
+	PM_EVENT_NEEDS_PERIOD = 1 << 8
 };
 
 /**
@@ -283,6 +296,21 @@ PM_API size_t pm_event_term_count(const pm_event *ev);
  * @since 0.1
  */
 PM_API int pm_event_term_get(const pm_event *ev, size_t index, struct pm_event_term *out);
+
+/**
+ * @brief **pm_event_check_freq()**: can the kernel sample at @p freq Hz?
+ *
+ * The kernel refuses (EINVAL) a frequency above
+ * /proc/sys/kernel/perf_event_max_sample_rate (the maximum it accepts now;
+ * it lowers the value itself when sampling interrupts take too long; perf
+ * record throttles to it with a warning).  pm_event_parse() checks `freq=`
+ * terms with it, and a tool checks its own default (`-F`) the same way.
+ * The file read can be replaced by $PROFILEME_MAX_SAMPLE_RATE_FILE (tests).
+ * @return 0; -PM_ERR_RANGE (message names the maximum); 0 as well when the
+ *         sysctl cannot be read (no limit known).
+ * @since 0.1
+ */
+PM_API int pm_event_check_freq(uint64_t freq);
 
 /**
  * @brief **pm_attr_format()** writes an attr back as a canonical event string.

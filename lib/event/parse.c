@@ -272,8 +272,13 @@ static bool parse_raw(const char *s, size_t n, uint64_t *config)
 		return false;
 	if (n > 3 && s[1] == '0' && (s[2] == 'x' || s[2] == 'X'))
 		k = 3;
-	if (n - k > 16)
-		return false;
+	if (n - k > 16) {
+		for (size_t q = k; q < n; q++)
+			if (!is_hex(s[q]))
+				return false;
+		*config = UINT64_MAX; /* the caller reports it out of range */
+		return true;
+	}
 	for (; k < n; k++) {
 		if (!is_hex(s[k]))
 			return false;
@@ -440,6 +445,8 @@ static int apply_builtin(struct parser *p, struct pm_event *ev, int bi, const st
 	case 5: /* freq */
 		if (from_alias && (ev->flags & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET)))
 			break;
+		if (pm_event_check_freq(v) < 0)
+			return perr(p, t->vpos, PM_ERR_RANGE, "%s", pm_errmsg());
 		ev->attr.sample_period = v;
 		ev->attr.flags |= PM_ATTR_FREQ;
 		ev->flags = (ev->flags | PM_EVENT_FREQ_SET) & ~(unsigned)PM_EVENT_PERIOD_SET;
@@ -1156,9 +1163,55 @@ static int finish_event(struct parser *p, struct pm_event *ev)
 		const pm_format *fmt = pm_pmu_format_find(pmu, "profileme");
 		bool bit = fmt && pm_format_word(fmt) >= 0 && pm_format_word(fmt) <= 3 &&
 			   pm_format_decode(fmt, attr_word(&ev->attr, pm_format_word(fmt)));
+		bool precise = PM_ATTR_PRECISE_IP(&ev->attr) || (ev->flags & PM_EVENT_PRECISE_MAX);
+		const char *via = bit ? (precise ? "the profileme term (config:8) and precise_ip"
+						 : "the profileme term (config:8)")
+				      : "precise_ip (p/P)";
+		uint32_t t;
 
-		if (bit || PM_ATTR_PRECISE_IP(&ev->attr) || (ev->flags & PM_EVENT_PRECISE_MAX))
+		if (bit || precise)
 			ev->flags |= PM_EVENT_PROFILEME;
+		/* the Alpha driver's rules for what it can sample in ProfileMe mode */
+		if ((ev->flags & PM_EVENT_PROFILEME) && ev->attr.type == PM_TYPE_HARDWARE &&
+		    ev->attr.config != 0 && ev->attr.config != 1 && ev->attr.config != 3)
+			return perr(p, ev->pos, PM_ERR_PROFILEME,
+				    "ProfileMe event (selected by %s) on PMU '%s': the driver maps "
+				    "only the hardware events cycles, instructions and cache-misses, "
+				    "not %llu",
+				    via, pm_pmu_name(pmu), (unsigned long long)ev->attr.config);
+		if ((ev->flags & PM_EVENT_PROFILEME) && pm_pmu_type(pmu, &t) == 0 &&
+		    ev->attr.type == t) {
+			const pm_format *efmt = pm_pmu_format_find(pmu, "event");
+			uint64_t allowed = 0, code;
+			size_t nf = pm_pmu_format_count(pmu);
+
+			for (size_t i = 0; i < nf; i++) {
+				const pm_format *f = pm_pmu_format_get(pmu, i);
+
+				if (pm_format_word(f) == 0)
+					allowed |= pm_format_mask(f);
+			}
+			if (ev->attr.config & ~allowed)
+				return perr(p, ev->pos, PM_ERR_PROFILEME,
+					    "ProfileMe event (selected by %s) on PMU '%s': config 0x%llx "
+					    "sets bits 0x%llx outside the PMU's formats (0x%llx), which "
+					    "the driver rejects",
+					    via, pm_pmu_name(pmu), (unsigned long long)ev->attr.config,
+					    (unsigned long long)(ev->attr.config & ~allowed),
+					    (unsigned long long)allowed);
+			code = efmt && pm_format_word(efmt) == 0
+				       ? pm_format_decode(efmt, ev->attr.config)
+				       : ev->attr.config & 0xff;
+			if (code < 1 || code > 4)
+				return perr(p, ev->pos, PM_ERR_PROFILEME,
+					    "ProfileMe event (selected by %s) on PMU '%s': event code "
+					    "%llu is not one the driver maps (1 cycles, 2 instructions, "
+					    "3 Bcache misses, 4 Mbox replays)",
+					    via, pm_pmu_name(pmu), (unsigned long long)code);
+		}
+		if ((ev->flags & PM_EVENT_PROFILEME) &&
+		    !(ev->flags & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET)))
+			ev->flags |= PM_EVENT_NEEDS_PERIOD;
 	}
 	if ((ev->flags & PM_EVENT_PROFILEME) &&
 	    (ev->flags & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET)) && !ev->attr.sample_period)
@@ -1230,7 +1283,8 @@ static int parse_colon_form(struct parser *p, size_t start, const char *ident, s
 		rc = parse_u64(p->s + tstart, tlen, &num);
 		if (rc)
 			return perr(p, tstart, rc == -ERANGE ? PM_ERR_RANGE : PM_ERR_SYNTAX,
-				    "mem: needs an address (mem:ADDR[/LEN][:rwx])");
+				    rc == -ERANGE ? "mem: the address is out of range (64 bits)"
+						  : "mem: needs an address (mem:ADDR[/LEN][:rwx])");
 		p->i = j;
 		if (p->i < p->len && p->s[p->i] == '/') {
 			size_t ls = ++p->i;
@@ -1238,6 +1292,10 @@ static int parse_colon_form(struct parser *p, size_t start, const char *ident, s
 			while (p->i < p->len && is_ident_char(p->s[p->i]))
 				p->i++;
 			rc = parse_u64(p->s + ls, p->i - ls, &len);
+			if (rc == -ERANGE)
+				return perr(p, ls, PM_ERR_RANGE,
+					    "mem: the length '%.*s' is out of range (64 bits)",
+					    (int)(p->i - ls), p->s + ls);
 			if (rc || !len)
 				return perr(p, ls, PM_ERR_SYNTAX,
 					    "mem: the length after '/' must be a non-zero number");
@@ -1694,6 +1752,12 @@ static int parse_event(struct parser *p, bool in_group)
 			ev->attr.config = raw;
 			rc = build_plain_event(p, ev, &ts);
 		}
+	} else if (parse_raw(name, nlen, &raw) && nlen - (nlen > 2 && name[1] == '0' &&
+						      (name[2] == 'x' || name[2] == 'X') ? 3 : 1) > 16) {
+		rc = perr(p, start, PM_ERR_RANGE,
+			  "raw event '%s' is out of range: the config is 64 bits (at most 16 hex "
+			  "digits)",
+			  ident);
 	} else if (parse_raw(name, nlen, &raw)) {
 		ev->attr.type = PM_TYPE_RAW;
 		ev->attr.config = raw;
@@ -2038,5 +2102,31 @@ int pm_event_term_get(const pm_event *ev, size_t index, struct pm_event_term *ou
 	t.value = ev->terms[index].value;
 	t.num = ev->terms[index].num;
 	pm__struct_copy_out(out, out->sz, &t, sizeof(t));
+	return 0;
+}
+
+int pm_event_check_freq(uint64_t freq)
+{
+	char *txt = NULL;
+	size_t len;
+	uint64_t max = 0;
+	const char *path = getenv("PROFILEME_MAX_SAMPLE_RATE_FILE");
+
+	if (!path || !*path)
+		path = "/proc/sys/kernel/perf_event_max_sample_rate";
+	if (pm__read_small_file(path, 64, &txt, &len) < 0)
+		return 0;
+	while (len && (txt[len - 1] == '\n' || txt[len - 1] == ' '))
+		len--;
+	if (parse_u64(txt, len, &max) < 0) {
+		free(txt);
+		return 0;
+	}
+	free(txt);
+	if (freq > max)
+		return pm__err(PM_ERR_RANGE,
+			       "frequency %llu Hz is out of range: this kernel samples at most %llu Hz "
+			       "(%s)",
+			       (unsigned long long)freq, (unsigned long long)max, path);
 	return 0;
 }

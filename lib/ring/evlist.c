@@ -21,6 +21,7 @@
 #include "internal/pm_internal.h"
 #include "ring/ring_int.h"
 
+#include <profileme/pmu.h>
 #include <profileme/ring.h>
 
 /* Ioctls and open flags of perf_event_open (values from the uapi header). */
@@ -130,21 +131,57 @@ static int explain_open_error(int err, const struct pm_attr *a, const char *name
 	case E2BIG:
 		return pm__err(err, "%s: this kernel does not accept a perf_event_attr of %u bytes",
 			       what, a->size);
-	case EINVAL:
-		if (precise) {
+	case EINVAL: {
+		/* ProfileMe from the PMU's profileme config bit, or from precise_ip */
+		pm_pmu_list *pl = NULL;
+		bool pmbit = false, pmpmu = false;
+		const char *via;
+
+#if !defined(PM_RING_MEMORY_ONLY) /* the TSan build of the ring has no PMU module */
+		if (pm_pmu_scan(&pl, NULL) == 0) {
+			const pm_pmu *pmu = pm_pmu_find_by_type(pl, a->type);
+			const pm_format *f = pmu && pm_pmu_is_profileme(pmu)
+						     ? pm_pmu_format_find(pmu, "profileme")
+						     : NULL;
+
+			pmpmu = f != NULL;
+			pmbit = f && pm_format_word(f) == 0 && pm_format_decode(f, a->config);
+		}
+		pm_pmu_list_free(pl);
+#else
+		(void)pl;
+#endif
+		via = pmbit ? (precise ? "the profileme config bit and precise_ip"
+				       : "the profileme config bit (config:8)")
+			    : "precise_ip";
+		if (precise || pmbit) {
 			if (!sampling)
-				return pm__err(err, "%s: a ProfileMe (precise) event must sample: "
-						    "give it a period or a frequency",
-					       what);
+				return pm__err(err, "%s: a ProfileMe event (selected by %s) must "
+						    "sample: give it a period or a frequency",
+					       what, via);
 			if (grouped)
-				return pm__err(err, "%s: a ProfileMe (precise) event cannot share a "
-						    "group with other events",
-					       what);
+				return pm__err(err, "%s: a ProfileMe event (selected by %s) cannot "
+						    "share a group with other events of its PMU",
+					       what, via);
+			if (pmbit && (a->config & ~0x1ffULL))
+				return pm__err(err, "%s: a ProfileMe event (selected by %s) may set "
+						    "only config bits 0-8 (event, profileme)",
+					       what, via);
+			if (pmpmu && (a->config & 0xff) >= 1 && (a->config & 0xff) <= 4)
+				return pm__err(err, "%s: the kernel rejected ProfileMe (selected by "
+						    "%s, precise_ip=%u) for this event",
+					       what, via, precise);
+			if (pmpmu)
+				return pm__err(err, "%s: ProfileMe (selected by %s): the driver "
+						    "maps only event codes 1-4 (cycles, instructions, "
+						    "Bcache misses, Mbox replays), this is %llu",
+					       what, via, (unsigned long long)(a->config & 0xff));
 			return pm__err(err, "%s: the kernel rejected precise_ip=%u: the PMU "
 					    "does not offer that precise (ProfileMe) level for this "
 					    "event",
 				       what, precise);
 		}
+	}
 		return pm__err(err, "%s: invalid attributes for this kernel or PMU (sample_type "
 				    "0x%llx, read_format 0x%llx, flags 0x%llx, pid %d, cpu %d)",
 			       what, (unsigned long long)a->sample_type,

@@ -144,7 +144,6 @@ SAME = [
     ("alpha", "cycles:p"),
     ("alpha", "cycles:P"),
     ("alpha", "instructions:u"),
-    ("alpha", "r108"),
     ("alpha", "r2:pp"),
     ("alpha", "cpu/event=2/"),
     ("alpha", "cpu/event=2,profileme/"),
@@ -205,6 +204,8 @@ OURS_FAIL = [
      "precise selects ProfileMe on alpha, which must sample"),
     ("alpha", "{cpu/event=2,profileme/,cpu/event=3/}",
      "a ProfileMe event needs its PMU alone in its group"),
+    ("alpha", "r108",
+     "ProfileMe (config:8) with event code 8: the Alpha driver maps codes 1-4 only"),
 ]
 
 FIELDS_HEX = {"config": "config", "{ bp_addr, config1 }": "config1",

@@ -237,8 +237,8 @@ START_TEST(test_raw)
 	a = attr_of(NULL, "r3c/period=5/");
 	ck_assert_uint_eq(a.config, 0x3c);
 	ck_assert_uint_eq(a.sample_period, 5);
-	/* 17 hex digits is not a raw event */
-	expect_err(NULL, "r1ffffffffffffffff", PM_ERR_SYNTAX, 0);
+	/* 17 hex digits: out of range (64-bit config) */
+	expect_err(NULL, "r1ffffffffffffffff", PM_ERR_RANGE, 0);
 	expect_err(NULL, "rxyz", PM_ERR_SYNTAX, 0);
 }
 END_TEST
@@ -579,24 +579,26 @@ START_TEST(test_profileme)
 	a = attr_of(pmus, "alpha/event=0x2,profileme/");
 	ck_assert_uint_eq(a.type, 13);
 	ck_assert_uint_eq(a.config, 0x102);
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
-	ck_assert_uint_eq(a.sample_period, 0); /* no period set: left 0 */
+	/* no period set: left 0, and the caller's default must give one */
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_NEEDS_PERIOD);
+	ck_assert_uint_eq(a.sample_period, 0);
 
 	/* precise selects ProfileMe, config left alone */
 	a = attr_of(pmus, "alpha/event=0x2/p");
 	ck_assert_uint_eq(a.config, 0x2);
 	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 1);
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_NEEDS_PERIOD);
 	/* P: caps/max_precise (2) */
 	a = attr_of(pmus, "alpha/event=0x2/P");
 	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 2);
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_PRECISE_MAX);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_PRECISE_MAX |
+					 PM_EVENT_NEEDS_PERIOD);
 	/* not ProfileMe without the bit or precise */
 	a = attr_of(pmus, "alpha/event=0x2,period=1000/u");
 	ck_assert_uint_eq(flags_of(0), PM_EVENT_PERIOD_SET);
 	/* config= that sets the bit counts too */
 	a = attr_of(pmus, "alpha/config=0x101/");
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_NEEDS_PERIOD);
 	/* never on a PMU without the format */
 	a = attr_of(pmus, "cpu/event=0x2/ppp");
 	ck_assert_uint_eq(flags_of(0), 0);
@@ -617,7 +619,8 @@ START_TEST(test_profileme)
 	expect_err(pmus, "{alpha/event=0x3/,alpha/event=0x2/}:p", PM_ERR_PROFILEME, 18);
 	/* beside events of other PMUs: fine */
 	ck_assert_int_eq(parse(pmus, "{alpha/event=0x2,profileme/,cs,cpu/event=1/}"), 0);
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_GROUP_LEADER);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_GROUP_LEADER |
+					 PM_EVENT_NEEDS_PERIOD);
 	/* two separate events are not a group */
 	ck_assert_int_eq(parse(pmus, "alpha/event=0x2,profileme/,alpha/event=0x3/"), 0);
 	drop_tree(pmus);
@@ -640,13 +643,14 @@ START_TEST(test_profileme_core)
 
 	a = attr_of(pmus, "cycles:p");
 	ck_assert_uint_eq(a.type, 0);
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_NEEDS_PERIOD);
 	/* P without caps/max_precise: 3 (the caller probes down on a live system) */
 	a = attr_of(pmus, "instructions:P");
 	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 3);
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_PRECISE_MAX);
-	a = attr_of(pmus, "r108");
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_PRECISE_MAX |
+					 PM_EVENT_NEEDS_PERIOD);
+	a = attr_of(pmus, "r102");
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_NEEDS_PERIOD);
 	a = attr_of(pmus, "r8");
 	ck_assert_uint_eq(flags_of(0), 0);
 	a = attr_of(pmus, "cs:p");
@@ -801,15 +805,16 @@ START_TEST(test_fixture_alpha_profileme)
 	ck_assert_uint_eq(a.type, 4);
 	ck_assert_uint_eq(a.config, 0x102);
 	ck_assert_uint_eq(a.sample_period, 0);
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_NEEDS_PERIOD);
 	a = attr_of(pmus, "cpu/event=2,period=1000/p");
 	ck_assert_uint_eq(a.config, 0x2);
 	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_PERIOD_SET);
 	a = attr_of(pmus, "cycles:P"); /* no caps/max_precise: 3 */
 	ck_assert_uint_eq(PM_ATTR_PRECISE_IP(&a), 3);
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_PRECISE_MAX);
-	a = attr_of(pmus, "r108");
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_PRECISE_MAX |
+					 PM_EVENT_NEEDS_PERIOD);
+	a = attr_of(pmus, "r102");
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_NEEDS_PERIOD);
 	a = attr_of(pmus, "instructions:u");
 	ck_assert_uint_eq(flags_of(0), 0);
 	expect_err(pmus, "cpu/event=2,profileme,period=0/", PM_ERR_PROFILEME, 22);
@@ -817,7 +822,8 @@ START_TEST(test_fixture_alpha_profileme)
 	expect_err(pmus, "{cpu/event=2,profileme/,cpu/event=3/}", PM_ERR_PROFILEME, 24);
 	expect_err(pmus, "{cycles,instructions}:p", PM_ERR_PROFILEME, 8);
 	ck_assert_int_eq(parse(pmus, "{cpu/event=2,profileme/,task-clock,cs}:u"), 0);
-	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_GROUP_LEADER);
+	ck_assert_uint_eq(flags_of(0), PM_EVENT_PROFILEME | PM_EVENT_GROUP_LEADER |
+					 PM_EVENT_NEEDS_PERIOD);
 	ck_assert_uint_eq(flags_of(1), 0);
 	round_trip(pmus, "cpu/profileme,event=2,period=4000/u", "cpu/event=0x2,profileme,period=4000/u");
 	drop_tree(pmus);
@@ -1356,6 +1362,57 @@ START_TEST(test_config_terms)
 }
 END_TEST
 
+/* The Alpha driver's ProfileMe rules (arch/alpha/kernel/perf_event.c with the
+ * ProfileMe patch: raw codes 1..4, config bits 0-8, hardware events cycles,
+ * instructions, cache-misses) and out-of-range numbers. */
+START_TEST(test_profileme_driver_rules)
+{
+	pm_pmu_list *al = fixture("alpha");
+	char path[512];
+	FILE *f;
+
+	ck_assert_int_eq(parse(al, "r108"), -PM_ERR_PROFILEME);
+	ck_assert_uint_eq(err.position, 0);
+	ck_assert_ptr_nonnull(strstr(err.message, "config:8"));
+	ck_assert_int_eq(parse(al, "cycles,cpu/event=5/p"), -PM_ERR_PROFILEME);
+	ck_assert_uint_eq(err.position, 7);
+	ck_assert_ptr_nonnull(strstr(err.message, "precise_ip"));
+	ck_assert_int_eq(parse(al, "cpu/config=0x302/p"), -PM_ERR_PROFILEME);
+	ck_assert_ptr_nonnull(strstr(err.message, "0x200"));
+	ck_assert_int_eq(parse(al, "cache-references:p"), -PM_ERR_PROFILEME);
+	ck_assert_int_eq(parse(al, "cache-references"), 0); /* not ProfileMe: the rule is not ours */
+	ck_assert_int_eq(parse(al, "r5"), 0);              /* event 5 without ProfileMe */
+	ck_assert_int_eq(parse(al, "cpu/event=4,profileme/"), 0);
+	ck_assert(flags_of(0) & PM_EVENT_NEEDS_PERIOD);
+	ck_assert_int_eq(parse(al, "cpu/event=4,profileme,freq=100/"), 0);
+	ck_assert(!(flags_of(0) & PM_EVENT_NEEDS_PERIOD));
+	ck_assert_int_eq(parse(al, "cache-misses:pp"), 0);
+	ck_assert(flags_of(0) & PM_EVENT_NEEDS_PERIOD);
+	pm_pmu_list_free(al);
+
+	ck_assert_int_eq(parse(NULL, "r18446744073709551616"), -PM_ERR_RANGE);
+	ck_assert_ptr_nonnull(strstr(err.message, "out of range"));
+	ck_assert_int_eq(parse(NULL, "mem:0x1/18446744073709551616"), -PM_ERR_RANGE);
+	ck_assert_uint_eq(err.position, 8);
+	ck_assert_int_eq(parse(NULL, "mem:18446744073709551616"), -PM_ERR_RANGE);
+	ck_assert_uint_eq(err.position, 4);
+	/* freq= above the kernel's maximum (a file standing in for the sysctl) */
+	snprintf(path, sizeof(path), "%s/max_sample_rate.%d", PM_TEST_BINDIR, (int)getpid());
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("100000\n", f);
+	fclose(f);
+	setenv("PROFILEME_MAX_SAMPLE_RATE_FILE", path, 1);
+	ck_assert_int_eq(parse(NULL, "cycles/freq=100000000/"), -PM_ERR_RANGE);
+	ck_assert_uint_eq(err.position, 12);
+	ck_assert_int_eq(parse(NULL, "cycles/freq=100000/"), 0);
+	ck_assert_int_eq(pm_event_check_freq(100001), -PM_ERR_RANGE);
+	ck_assert_int_eq(pm_event_check_freq(99), 0);
+	unsetenv("PROFILEME_MAX_SAMPLE_RATE_FILE");
+	unlink(path);
+}
+END_TEST
+
 static Suite *event_suite(void)
 {
 	Suite *s = suite_create("event");
@@ -1390,6 +1447,7 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_perf_name);
 	tcase_add_test(tc, test_perf_grammar);
 	tcase_add_test(tc, test_config_terms);
+	tcase_add_test(tc, test_profileme_driver_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }
