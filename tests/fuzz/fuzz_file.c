@@ -8,7 +8,9 @@
  *   bit 1: raw_order (no time sorting)
  *   bit 2: keep_compressed
  *   bit 3: a small read window (4 KiB) and reorder bound (64 KiB)
- *   bit 4: read rows with pm_file_read_samples() instead of pm_file_next()
+ *   bit 4: read rows with pm_file_read_samples() instead of pm_file_next();
+ *          with bit 6 set, the exporters instead (symbols off): bit 7 clear:
+ *          pm_export_stacks(); bit 7 set: pm_export_pprof() to /dev/null
  *   bit 5: (with bit 4 clear) read columns with pm_columns (profileme/export.h):
  *          bit 6 clear: every column (decoded raw fields included);
  *          bit 6 set: the base columns only (the direct-load fast path)
@@ -217,6 +219,31 @@ static void walk_columns(pm_file *f, int base_only)
 	pm_columns_free(c);
 }
 
+static int stack_cb(void *user, const struct pm_stack *s)
+{
+	(void)user;
+	PM_FUZZ_ASSERT(s->nframes >= 1 && s->addrs && s->syms && s->dsos && s->comm);
+	for (size_t i = 0; i < s->nframes; i++)
+		PM_FUZZ_ASSERT(s->syms[i] && s->dsos[i]);
+	return 0;
+}
+
+static void walk_export(pm_file *f, int pprof)
+{
+	struct pm_export_opts o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.sz = sizeof(o);
+	o.event = -1;
+	o.flags = PM_EXPORT_NO_SYMBOLS;
+	if (pprof)
+		rc = pm_export_pprof(f, &o, "/dev/null");
+	else
+		rc = pm_export_stacks(f, &o, stack_cb, NULL);
+	PM_FUZZ_ASSERT(rc <= 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
@@ -236,7 +263,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = pm_file_open_fd(&f, fd, &opts);
 	if (rc == 0) {
 		walk_header(f);
-		if (flags & 16)
+		if ((flags & 16) && (flags & 64))
+			walk_export(f, (flags >> 7) & 1);
+		else if (flags & 16)
 			walk_rows(f);
 		else if (flags & 32)
 			walk_columns(f, (flags >> 6) & 1);

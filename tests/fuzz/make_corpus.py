@@ -180,6 +180,9 @@ def file_seeds(paths):
         # pm_columns: every column (decoded raw fields), and base columns only
         seed("file", bytes([(1 if pipe else 0) | 32]) + d)
         seed("file", bytes([(1 if pipe else 0) | 32 | 64]) + d)
+        # the exporters: pm_export_stacks(), pm_export_pprof()
+        seed("file", bytes([(1 if pipe else 0) | 16 | 64]) + d)
+        seed("file", bytes([(1 if pipe else 0) | 16 | 64 | 128]) + d)
 
 
 def main():
