@@ -183,7 +183,10 @@ def decode_raw(data, decoder):
 
 
 def decode_profileme(data):
-    """Decode an Alpha ProfileMe payload (struct alpha_profileme_sample)."""
+    """Decode an Alpha ProfileMe payload (struct alpha_profileme_sample).
+    The raw ``trp``, ``mis`` and ``trap_type`` are stale for an instruction
+    that was killed (``killed``): use the derived ``trapped``,
+    ``mispredicted`` and ``trap`` (docs/raw.md)."""
     return decode_raw(data, "alpha_profileme")
 
 
@@ -501,7 +504,10 @@ class PerfData:
         recording -- every decoded field (flags as bool, codes as small
         integers whose names are in ``.codes``, numbers as uint64).  In a row
         whose payload did not decode (``raw_ok`` False) the decoded columns
-        hold 0 and mean nothing: ``to_pandas()`` gives them as NA.
+        hold 0 and mean nothing: ``to_pandas()`` gives them as NA.  The raw
+        ProfileMe ``trp``, ``mis`` and ``trap_type`` are stale for a killed
+        instruction: the derived ``trapped``, ``mispredicted`` and ``trap``
+        are not.
 
         ``fields`` selects columns (a name or a list of names); ``event``
         (index or name) selects one event's samples.  A damaged recording
