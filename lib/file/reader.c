@@ -670,7 +670,7 @@ static int pmf_tracing_load(pm_file *f)
 
 	if (!ft->loaded)
 		return 0;
-	t = pmf_tracing_parse(ft->raw, ft->len, ft->off);
+	t = pmf_tracing_parse(ft->raw, ft->len, ft->off, PMF_NAME(f));
 	if (!t)
 		return -ENOMEM;
 	if (t->err)

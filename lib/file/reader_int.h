@@ -115,6 +115,7 @@ struct pmf_tracing {
 	int err;        /* <0: damaged at err_off (what came before is kept) */
 	uint64_t err_off;
 	char *errmsg;
+	const char *name; /* the file's name for messages (borrowed from the pm_file) */
 };
 
 struct pmf_cap { char *pmu, *name, *value; };
@@ -240,7 +241,8 @@ PM_HIDDEN void pmf_feat_free(pm_file *f);
 PM_HIDDEN int pmf_add_build_id(pm_file *f, const uint8_t *rec, size_t len, bool be);
 
 /* tracing.c */
-PM_HIDDEN struct pmf_tracing *pmf_tracing_parse(const uint8_t *data, size_t len, uint64_t base);
+PM_HIDDEN struct pmf_tracing *pmf_tracing_parse(const uint8_t *data, size_t len, uint64_t base,
+						  const char *name);
 PM_HIDDEN void pmf_tracing_free(struct pmf_tracing *t);
 PM_HIDDEN const struct pmf_tpfmt *pmf_tracing_find(const struct pmf_tracing *t, uint64_t id);
 

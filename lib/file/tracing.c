@@ -350,8 +350,8 @@ static int add_format(struct pmf_tracing *t, struct tcur *c, const char *sys, ui
 	rc = parse_format(text, (size_t)size, sys, t->long_size, &fmt);
 	if (rc == -PM_ERR_FORMAT) {
 		/* an unreadable format names nothing; the others still do */
-		pm__warn("perf.data: tracing data: the %s event format at offset %" PRIu64
-			 " has no name or ID line; ignored", sys, at);
+		pm__warn("%s: tracing data: the %s event format at offset %" PRIu64
+			 " has no name or ID line; ignored", t->name, sys, at);
 		return 0;
 	}
 	if (rc)
@@ -379,7 +379,8 @@ static int keep_text(struct pmf_tracing *t, int which, const char *p, size_t n)
  * error message when it is damaged: what was parsed before stays usable),
  * or NULL without memory.
  */
-struct pmf_tracing *pmf_tracing_parse(const uint8_t *data, size_t len, uint64_t base)
+struct pmf_tracing *pmf_tracing_parse(const uint8_t *data, size_t len, uint64_t base,
+				      const char *name)
 {
 	static const uint8_t magic[10] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	struct pmf_tracing *t = pm__calloc(1, sizeof(*t));
@@ -391,6 +392,7 @@ struct pmf_tracing *pmf_tracing_parse(const uint8_t *data, size_t len, uint64_t 
 
 	if (!t)
 		return NULL;
+	t->name = name ? name : "perf.data";
 	if (len < sizeof(magic) || memcmp(data, magic, sizeof(magic))) {
 		why = "no tracing magic (\\027\\010\\104tracing)";
 		rc = -PM_ERR_FORMAT;
@@ -501,8 +503,8 @@ out:
 	{
 		char msg[256];
 
-		snprintf(msg, sizeof(msg), "perf.data: tracing data (version %s) at offset %" PRIu64
-			 ": %s%s at offset %" PRIu64, t->version[0] ? t->version : "?", base,
+		snprintf(msg, sizeof(msg), "%s: tracing data (version %s) at offset %" PRIu64
+			 ": %s%s at offset %" PRIu64, t->name, t->version[0] ? t->version : "?", base,
 			 rc == -PM_ERR_TRUNCATED ? "cut short in " : "", why ? why : "damaged",
 			 t->err_off);
 		t->errmsg = strdup(msg);
