@@ -27,11 +27,37 @@ static const char *word_name(int w)
 	return w >= 0 && w < 4 ? names[w] : "?";
 }
 
+static const char *esc(const char *s);
+
 static void warn_diags(const pm_pmu *p)
 {
 	for (size_t i = 0; i < pm_pmu_diag_count(p); i++)
-		fprintf(stderr, "%s list: warning: %s/%s: %s\n", cli_prog, pm_pmu_name(p),
-			pm_pmu_diag_file(p, i), pm_pmu_diag_message(p, i));
+		fprintf(stderr, "%s list: warning: %s/%s: %s\n", cli_prog, esc(pm_pmu_name(p)),
+			esc(pm_pmu_diag_file(p, i)), esc(pm_pmu_diag_message(p, i)));
+}
+
+/* s for a terminal: control characters (and backslash) as \xHH, so that
+ * names from a hostile sysfs tree cannot move the cursor or change colours.
+ * Four rotating buffers: up to four in one printf. */
+static const char *esc(const char *s)
+{
+	static char bufs[4][1024];
+	static unsigned k;
+	char *b = bufs[k++ & 3];
+	size_t n = 0;
+
+	if (!s)
+		return "";
+	for (; *s && n + 5 < sizeof(bufs[0]); s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			n += (size_t)snprintf(b + n, sizeof(bufs[0]) - n, "\\x%02x", c);
+		else
+			b[n++] = (char)c;
+	}
+	b[n] = 0;
+	return b;
 }
 
 static void print_text(const pm_pmu *p)
@@ -39,7 +65,7 @@ static void print_text(const pm_pmu *p)
 	uint32_t type;
 	size_t n;
 
-	printf("%s", pm_pmu_name(p));
+	printf("%s", esc(pm_pmu_name(p)));
 	if (pm_pmu_type(p, &type) == 0)
 		printf("  type %u", type);
 	else
@@ -50,7 +76,7 @@ static void print_text(const pm_pmu *p)
 		printf("  uncore");
 	printf("\n");
 	if (pm_pmu_cpus(p))
-		printf("  cpus: %s\n", pm_pmu_cpus(p));
+		printf("  cpus: %s\n", esc(pm_pmu_cpus(p)));
 	if (pm_pmu_mux_interval_ms(p) >= 0)
 		printf("  perf_event_mux_interval_ms: %ld\n", pm_pmu_mux_interval_ms(p));
 	if (pm_pmu_rdpmc(p) >= 0)
@@ -60,8 +86,8 @@ static void print_text(const pm_pmu *p)
 		for (size_t i = 0; i < n; i++) {
 			const pm_format *f = pm_pmu_format_get(p, i);
 
-			printf("    %-20s %-24s %s mask 0x%016llx, %u bit%s\n", pm_format_name(f),
-			       pm_format_spec(f), word_name(pm_format_word(f)),
+			printf("    %-20s %-24s %s mask 0x%016llx, %u bit%s\n", esc(pm_format_name(f)),
+			       esc(pm_format_spec(f)), word_name(pm_format_word(f)),
 			       (unsigned long long)pm_format_mask(f), pm_format_width(f),
 			       pm_format_width(f) == 1 ? "" : "s");
 		}
@@ -71,9 +97,9 @@ static void print_text(const pm_pmu *p)
 		for (size_t i = 0; i < n; i++) {
 			const pm_alias *a = pm_pmu_alias_get(p, i);
 
-			printf("    %-28s %s", pm_alias_name(a), pm_alias_text(a));
+			printf("    %-28s %s", esc(pm_alias_name(a)), esc(pm_alias_text(a)));
 			if (*pm_alias_unit(a))
-				printf("  unit %s", pm_alias_unit(a));
+				printf("  unit %s", esc(pm_alias_unit(a)));
 			if (pm_alias_scale(a) != 1.0)
 				printf("  scale %.17g", pm_alias_scale(a));
 			if (pm_alias_per_pkg(a))
@@ -86,7 +112,7 @@ static void print_text(const pm_pmu *p)
 	if ((n = pm_pmu_cap_count(p))) {
 		printf("  caps:\n");
 		for (size_t i = 0; i < n; i++)
-			printf("    %s = %s\n", pm_pmu_cap_name(p, i), pm_pmu_cap_value(p, i));
+			printf("    %s = %s\n", esc(pm_pmu_cap_name(p, i)), esc(pm_pmu_cap_value(p, i)));
 	}
 }
 

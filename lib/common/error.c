@@ -7,6 +7,8 @@
 static _Thread_local char pm_tls_msg[512];
 /* The code pm_tls_msg was recorded for (positive), 0 when none. */
 static _Thread_local int pm_tls_code;
+/* The text of an errno value outside the table below. */
+static _Thread_local char pm_tls_errno_text[128];
 
 static const char *const pm_error_text[] = {
 	[PM_ERR_FORMAT - PM_ERR_FIRST] = "Malformed input",
@@ -69,8 +71,26 @@ const char *pm_strerror(int err)
 	case EOPNOTSUPP: return "Operation not supported";
 	case ENODATA: return "No data available";
 	case ETIMEDOUT: return "Connection timed out";
-	default: return "Unknown error";
+	case ELOOP: return "Too many levels of symbolic links";
+	case EROFS: return "Read-only file system";
+	case ENXIO: return "No such device or address";
+	case ENFILE: return "Too many open files in system";
+	case ETXTBSY: return "Text file busy";
+	case ENOEXEC: return "Exec format error";
+	case EXDEV: return "Invalid cross-device link";
+	case ENOTTY: return "Inappropriate ioctl for device";
+	case EDQUOT: return "Disk quota exceeded";
+	default:
+		break;
 	}
+	/* any other errno value: the C library's text (thread-safe form) */
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+	return strerror_r(err, pm_tls_errno_text, sizeof(pm_tls_errno_text));
+#else
+	if (strerror_r(err, pm_tls_errno_text, sizeof(pm_tls_errno_text)) || !pm_tls_errno_text[0])
+		snprintf(pm_tls_errno_text, sizeof(pm_tls_errno_text), "Unknown error %d", err);
+	return pm_tls_errno_text;
+#endif
 }
 
 const char *pm_errmsg(void)

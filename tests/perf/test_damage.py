@@ -304,6 +304,26 @@ def item9_record_args(prof, work):
           "item 9: record -c 2^64: out of range: %d %r" % (r.returncode, r.stderr[-200:]))
 
 
+def item9_list_escapes(prof, work):
+    """list prints control characters of PMU and alias names escaped."""
+    root = os.path.join(work, "sysfs_ctl")
+    shutil.rmtree(root, ignore_errors=True)
+    pmu = os.path.join(root, "bus", "event_source", "devices", "ev\x1b[31mil")
+    os.makedirs(os.path.join(pmu, "events"))
+    os.makedirs(os.path.join(pmu, "format"))
+    with open(os.path.join(pmu, "type"), "w") as f:
+        f.write("42\n")
+    with open(os.path.join(pmu, "format", "event"), "w") as f:
+        f.write("config:0-7\n")
+    with open(os.path.join(pmu, "events", "cyc\x07les"), "w") as f:
+        f.write("event=0x1\n")
+    r = subprocess.run([prof, "list", "--sysfs", root], capture_output=True)
+    out = r.stdout.decode("latin-1")
+    ctl = [c for c in out if (ord(c) < 0x20 and c != "\n") or ord(c) == 0x7f]
+    check(r.returncode == 0 and not ctl and "ev\\x1b[31mil" in out and "cyc\\x07les" in out,
+          "item 9: list escapes control characters of PMU/alias names: %r" % out[:120])
+
+
 def item9_sigint(prof, work):
     out = os.path.join(work, "sigint.data")
     p = subprocess.Popen([prof, "record", "-q", "-e", "task-clock", "-o", out, "--",
@@ -382,6 +402,7 @@ def main():
     item6_record_leaves(prof, work)
     item9_record_args(prof, work)
     item9_sigint(prof, work)
+    item9_list_escapes(prof, work)
 
     if FAILS:
         print("%d check(s) failed" % len(FAILS))
