@@ -101,16 +101,6 @@ static void o_dec_left(uint64_t v, int w)
 	o_pad(w - k);
 }
 
-static void o_sdec(int64_t v)
-{
-	if (v < 0) {
-		o_ch('-');
-		o_dec((uint64_t)0 - (uint64_t)v, 0);
-	} else {
-		o_dec((uint64_t)v, 0);
-	}
-}
-
 static void o_hex(uint64_t v, int w)
 {
 	static const char hx[] = "0123456789abcdef";
@@ -126,44 +116,6 @@ static void o_hex(uint64_t v, int w)
 	o_room((size_t)n);
 	while (n)
 		ob[obn++] = t[--n];
-}
-
-static void o_jhex(uint64_t v)
-{
-	o_str("\"0x");
-	o_hex(v, 0);
-	o_ch('"');
-}
-
-static void o_jstr(const char *s, size_t n)
-{
-	o_ch('"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			o_ch('\\');
-			o_ch((char)c);
-		} else if (c < 0x20 || c == 0x7f) {
-			char e[8];
-
-			snprintf(e, sizeof(e), "\\u%04x", c);
-			o_str(e);
-		} else {
-			o_ch((char)c);
-		}
-	}
-	o_ch('"');
-}
-
-static void o_jkey(bool *first, const char *k)
-{
-	if (!*first)
-		o_ch(',');
-	*first = false;
-	o_ch('"');
-	o_str(k);
-	o_str("\":");
 }
 
 static void o_time(uint64_t t, bool ns)
@@ -543,254 +495,73 @@ static void o_hexbytes(const uint8_t *p, size_t n)
 	}
 }
 
-static void o_regs_json(const char *key, bool *first, const struct pm_sample *sm, int which,
-			const struct pm_regs *r)
+/* Append one JSON object written by the library (pm_json_sample(),
+ * pm_json_record()) and a newline: straight into the output buffer, into
+ * the flushed buffer when it did not fit in what was left, or into a heap
+ * buffer of the exact size when it is larger than the whole buffer. */
+static void o_json(int (*into)(void *, char *, size_t), void *arg)
 {
-	uint32_t k = 0;
+	char *big;
+	int n;
 
-	o_jkey(first, key);
-	o_str("{\"abi\":");
-	o_dec(r->abi, 0);
-	for (unsigned b = 0; b < 64; b++) {
-		uint64_t v;
-
-		if (!(r->mask & (1ULL << b)) || k >= r->nr)
-			continue;
-		if (pm_sample_reg(sm, which, k++, &v) < 0)
-			break;
-		o_str(",\"r");
-		o_dec(b, 0);
-		o_str("\":");
-		o_jhex(v);
+	o_room(4096);
+	n = into(arg, ob + obn, sizeof(ob) - obn);
+	if (n >= 0 && (size_t)n >= sizeof(ob) - obn && (size_t)n < sizeof(ob)) {
+		o_flush();
+		n = into(arg, ob, sizeof(ob));
 	}
-	o_ch('}');
+	if (n >= 0 && (size_t)n < sizeof(ob) - obn) {
+		obn += (size_t)n;
+		o_ch('\n');
+		return;
+	}
+	big = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (big)
+		n = into(arg, big, (size_t)n + 1);
+	if (!big || n < 0) {
+		cli_error("script", "%s", n < 0 ? pm_errmsg() : "out of memory for a JSON object");
+		free(big);
+		return;
+	}
+	o_mem(big, (size_t)n);
+	o_ch('\n');
+	free(big);
+}
+
+struct json_sample_call {
+	struct script *s;
+	const struct pm_file_record *rec;
+	const struct pm_sample *sm;
+	struct pm_json_opts o;
+};
+
+static int json_sample_into(void *arg, char *buf, size_t cap)
+{
+	struct json_sample_call *c = arg;
+
+	return pm_json_sample(c->s->f, c->rec->attr_idx, c->sm, &c->o, buf, cap);
 }
 
 static void sample_json(struct script *s, const struct pm_file_record *rec, const struct pm_sample *sm)
 {
-	uint64_t p = sm->present;
-	bool first = true;
+	struct json_sample_call c = { s, rec, sm, { 0 } };
 
-	o_ch('{');
-	if (s->all) {
-		o_jkey(&first, "type");
-		o_str("\"SAMPLE\"");
+	c.o.sz = sizeof(c.o);
+	c.o.flags = s->all ? PM_JSON_TYPE : 0;
+	c.o.event = ev_name(s, rec->attr_idx);
+	if (sm->present & PM_SAMPLE_TID)
+		c.o.comm = comm_get(sm->tid);
+	if (sm->present & PM_SAMPLE_RAW) {
+		c.o.raw_decoder = raw_decoder(s, rec->attr_idx);
+		c.o.raw_ctx = s->rctx;
 	}
-	o_jkey(&first, "event");
-	o_jstr(ev_name(s, rec->attr_idx), strlen(ev_name(s, rec->attr_idx)));
-	if (p & PM_SAMPLE_TID) {
-		const char *c = comm_get(sm->tid);
-
-		o_jkey(&first, "pid");
-		o_sdec((int32_t)sm->pid);
-		o_jkey(&first, "tid");
-		o_sdec((int32_t)sm->tid);
-		o_jkey(&first, "comm");
-		o_jstr(c, strlen(c));
+	if ((sm->present & PM_SAMPLE_IP) && s->user_fields && (s->fields & (F_SYM | F_DSO))) {
+		c.o.flags |= PM_JSON_SYM;
+		c.o.sym = c.o.dso = "[unknown]";
+		sym_lookup(s, sm->pid, sm->ip, sm->misc & PM_RECORD_MISC_CPUMODE_MASK, &c.o.sym,
+			   &c.o.symoff, &c.o.dso);
 	}
-	if (p & PM_SAMPLE_TIME) {
-		o_jkey(&first, "time");
-		o_dec(sm->time, 0);
-	}
-	if (p & PM_SAMPLE_CPU) {
-		o_jkey(&first, "cpu");
-		o_dec(sm->cpu, 0);
-	}
-	if (p & PM_SAMPLE_PERIOD) {
-		o_jkey(&first, "period");
-		o_dec(sm->period, 0);
-	}
-	if (p & (PM_SAMPLE_ID | PM_SAMPLE_IDENTIFIER)) {
-		o_jkey(&first, "id");
-		o_dec(sm->id, 0);
-	}
-	if (p & PM_SAMPLE_STREAM_ID) {
-		o_jkey(&first, "stream_id");
-		o_dec(sm->stream_id, 0);
-	}
-	if (p & PM_SAMPLE_IP) {
-		o_jkey(&first, "ip");
-		o_jhex(sm->ip);
-		if (s->user_fields && (s->fields & (F_SYM | F_DSO))) {
-			const char *nm = "[unknown]", *dso = "[unknown]";
-			uint64_t off = 0;
-
-			sym_lookup(s, sm->pid, sm->ip, sm->misc & PM_RECORD_MISC_CPUMODE_MASK, &nm, &off, &dso);
-			o_jkey(&first, "sym");
-			o_jstr(nm, strlen(nm));
-			o_jkey(&first, "symoff");
-			o_dec(off, 0);
-			o_jkey(&first, "dso");
-			o_jstr(dso, strlen(dso));
-		}
-	}
-	if (p & PM_SAMPLE_ADDR) {
-		o_jkey(&first, "addr");
-		o_jhex(sm->addr);
-	}
-	if (p & PM_SAMPLE_PHYS_ADDR) {
-		o_jkey(&first, "phys_addr");
-		o_jhex(sm->phys_addr);
-	}
-	if (p & PM_SAMPLE_CALLCHAIN) {
-		bool f2 = true;
-
-		o_jkey(&first, "callchain");
-		o_ch('[');
-		for (uint64_t i = 0; i < sm->callchain.nr; i++) {
-			uint64_t ip;
-
-			if (pm_sample_callchain_ip(sm, i, &ip) < 0 || PM_CONTEXT_IS_MARKER(ip))
-				continue;
-			if (!f2)
-				o_ch(',');
-			f2 = false;
-			o_jhex(ip);
-		}
-		o_ch(']');
-	}
-	if (p & PM_SAMPLE_READ) {
-		struct pm_read_value v;
-
-		o_jkey(&first, "read");
-		o_str("{");
-		bool f3 = true;
-		if (sm->read.format & PM_FORMAT_TOTAL_TIME_ENABLED) {
-			o_jkey(&f3, "time_enabled");
-			o_dec(sm->read.time_enabled, 0);
-		}
-		if (sm->read.format & PM_FORMAT_TOTAL_TIME_RUNNING) {
-			o_jkey(&f3, "time_running");
-			o_dec(sm->read.time_running, 0);
-		}
-		o_jkey(&f3, "values");
-		o_ch('[');
-		for (uint64_t i = 0; i < sm->read.nr; i++) {
-			v.sz = sizeof(v);
-			if (pm_read_value_get(&sm->read, i, &v) < 0)
-				break;
-			if (i)
-				o_ch(',');
-			o_str("{\"value\":");
-			o_dec(v.value, 0);
-			if (sm->read.format & PM_FORMAT_ID) {
-				o_str(",\"id\":");
-				o_dec(v.id, 0);
-			}
-			if (sm->read.format & PM_FORMAT_LOST) {
-				o_str(",\"lost\":");
-				o_dec(v.lost, 0);
-			}
-			o_ch('}');
-		}
-		o_str("]}");
-	}
-	if (p & PM_SAMPLE_RAW) {
-		const pm_raw_decoder *d = raw_decoder(s, rec->attr_idx);
-
-		o_jkey(&first, "raw");
-		o_ch('"');
-		o_hexbytes(sm->raw.data, sm->raw.size);
-		o_ch('"');
-		if (d) {
-			char buf[8192];
-			int n = pm_raw_format_json(d, s->rctx, sm->raw.data, sm->raw.size, buf, sizeof(buf));
-
-			if (n > 0 && (size_t)n < sizeof(buf)) {
-				o_jkey(&first, pm_raw_decoder_key(d));
-				o_mem(buf, (size_t)n);
-			} else {
-				/* The event's decoder applies but this payload does not
-				 * decode (ProfileMe version 0 or short, IBS without its
-				 * control register, ...): say why, never only "raw". */
-				const char *why = n < 0 ? pm_errmsg() : "decoded payload longer than 8 KiB";
-
-				o_jkey(&first, "raw_error");
-				o_jstr(why, strlen(why));
-			}
-		}
-	}
-	if ((p & PM_SAMPLE_RAW) && rec->attr_idx >= 0) {
-		/* a tracepoint's fields, named by the recording's own formats */
-		int fi = pm_file_tp_format_of_attr(s->f, (size_t)rec->attr_idx);
-
-		if (fi >= 0) {
-			char tbuf[8192], *big = NULL;
-			int n = pm_file_tp_format_json(s->f, (size_t)fi, sm->raw.data, sm->raw.size,
-						       tbuf, sizeof(tbuf));
-
-			if (n >= (int)sizeof(tbuf) && (big = malloc((size_t)n + 1)))
-				n = pm_file_tp_format_json(s->f, (size_t)fi, sm->raw.data,
-							   sm->raw.size, big, (size_t)n + 1);
-			if (n > 0 && (big || n < (int)sizeof(tbuf))) {
-				o_jkey(&first, "tp");
-				o_mem(big ? big : tbuf, (size_t)n);
-			}
-			free(big);
-		}
-	}
-	if (p & PM_SAMPLE_BRANCH_STACK) {
-		struct pm_branch_entry be;
-
-		o_jkey(&first, "brstack");
-		o_ch('[');
-		for (uint64_t i = 0; i < sm->branch_stack.nr; i++) {
-			be.sz = sizeof(be);
-			if (pm_sample_branch_entry(sm, i, &be) < 0)
-				break;
-			if (i)
-				o_ch(',');
-			o_str("{\"from\":");
-			o_jhex(be.from);
-			o_str(",\"to\":");
-			o_jhex(be.to);
-			o_str(",\"flags\":");
-			o_jhex(be.flags);
-			o_ch('}');
-		}
-		o_ch(']');
-	}
-	if (p & PM_SAMPLE_REGS_USER)
-		o_regs_json("uregs", &first, sm, PM_REGS_USER, &sm->regs_user);
-	if (p & PM_SAMPLE_STACK_USER) {
-		o_jkey(&first, "stack_user");
-		o_str("{\"size\":");
-		o_dec(sm->stack_user.size, 0);
-		o_str(",\"dyn_size\":");
-		o_dec(sm->stack_user.dyn_size, 0);
-		o_ch('}');
-	}
-	if (p & (PM_SAMPLE_WEIGHT | PM_SAMPLE_WEIGHT_STRUCT)) {
-		o_jkey(&first, "weight");
-		o_dec(sm->weight, 0);
-	}
-	if (p & PM_SAMPLE_DATA_SRC) {
-		o_jkey(&first, "data_src");
-		o_jhex(sm->data_src);
-	}
-	if (p & PM_SAMPLE_TRANSACTION) {
-		o_jkey(&first, "transaction");
-		o_jhex(sm->transaction);
-	}
-	if (p & PM_SAMPLE_REGS_INTR)
-		o_regs_json("iregs", &first, sm, PM_REGS_INTR, &sm->regs_intr);
-	if (p & PM_SAMPLE_CGROUP) {
-		o_jkey(&first, "cgroup");
-		o_dec(sm->cgroup, 0);
-	}
-	if (p & PM_SAMPLE_DATA_PAGE_SIZE) {
-		o_jkey(&first, "data_page_size");
-		o_dec(sm->data_page_size, 0);
-	}
-	if (p & PM_SAMPLE_CODE_PAGE_SIZE) {
-		o_jkey(&first, "code_page_size");
-		o_dec(sm->code_page_size, 0);
-	}
-	if (p & PM_SAMPLE_AUX) {
-		o_jkey(&first, "aux_size");
-		o_dec(sm->aux.size, 0);
-	}
-	o_str("}\n");
+	o_json(json_sample_into, &c);
 }
 
 /* perf script's text line */
@@ -1029,119 +800,29 @@ static void emit_sample(struct script *s, const struct pm_file_record *rec, stru
 /* ------------------------------------------------------------------ */
 /* other records */
 
-static void o_sample_id_json(bool *first, const struct pm_sample_id *id)
+struct json_record_call {
+	struct script *s;
+	const struct pm_file_record *rec;
+	const struct pm_record *r;
+	struct pm_json_opts o;
+};
+
+static int json_record_into(void *arg, char *buf, size_t cap)
 {
-	if (id->present & PM_SAMPLE_TID) {
-		o_jkey(first, "sample_pid");
-		o_sdec((int32_t)id->pid);
-		o_jkey(first, "sample_tid");
-		o_sdec((int32_t)id->tid);
-	}
-	if (id->present & PM_SAMPLE_TIME) {
-		o_jkey(first, "time");
-		o_dec(id->time, 0);
-	}
-	if (id->present & (PM_SAMPLE_ID | PM_SAMPLE_IDENTIFIER)) {
-		o_jkey(first, "id");
-		o_dec(id->id, 0);
-	}
-	if (id->present & PM_SAMPLE_STREAM_ID) {
-		o_jkey(first, "stream_id");
-		o_dec(id->stream_id, 0);
-	}
-	if (id->present & PM_SAMPLE_CPU) {
-		o_jkey(first, "cpu");
-		o_dec(id->cpu, 0);
-	}
+	struct json_record_call *c = arg;
+
+	return pm_json_record(c->s->f, c->rec, c->r, &c->o, buf, cap);
 }
 
 static void record_json(struct script *s, const struct pm_file_record *rec, const struct pm_record *r,
 			bool parsed)
 {
-	const char *tn = pm_record_type_name(rec->type);
-	bool first = true;
+	struct json_record_call c = { s, rec, parsed ? r : NULL, { 0 } };
 
-	o_ch('{');
-	o_jkey(&first, "type");
-	if (!strcmp(tn, "UNKNOWN")) {
-		char b[32];
-
-		snprintf(b, sizeof(b), "\"UNKNOWN_%u\"", rec->type);
-		o_str(b);
-	} else {
-		o_jstr(tn, strlen(tn));
-	}
-	o_jkey(&first, "offset");
-	o_dec(rec->offset, 0);
-	o_jkey(&first, "size");
-	o_dec(rec->size, 0);
-	o_jkey(&first, "misc");
-	o_dec(rec->misc, 0);
-	if (rec->attr_idx >= 0 && rec->type < PM_RECORD_USER_TYPE_START) {
-		const char *n = ev_name(s, rec->attr_idx);
-
-		o_jkey(&first, "event");
-		o_jstr(n, strlen(n));
-	}
-	if (parsed) {
-		switch (rec->type) {
-		case PM_RECORD_MMAP:
-		case PM_RECORD_MMAP2:
-			o_jkey(&first, "pid");
-			o_sdec((int32_t)r->mmap.pid);
-			o_jkey(&first, "tid");
-			o_sdec((int32_t)r->mmap.tid);
-			o_jkey(&first, "start");
-			o_jhex(r->mmap.addr);
-			o_jkey(&first, "len");
-			o_jhex(r->mmap.len);
-			o_jkey(&first, "pgoff");
-			o_jhex(r->mmap.pgoff);
-			o_jkey(&first, "filename");
-			o_jstr(r->mmap.filename, r->mmap.filename_len);
-			break;
-		case PM_RECORD_COMM:
-			o_jkey(&first, "pid");
-			o_sdec((int32_t)r->comm.pid);
-			o_jkey(&first, "tid");
-			o_sdec((int32_t)r->comm.tid);
-			o_jkey(&first, "comm");
-			o_jstr(r->comm.comm, r->comm.comm_len);
-			break;
-		case PM_RECORD_FORK:
-		case PM_RECORD_EXIT:
-			o_jkey(&first, "pid");
-			o_sdec((int32_t)r->task.pid);
-			o_jkey(&first, "ppid");
-			o_sdec((int32_t)r->task.ppid);
-			o_jkey(&first, "tid");
-			o_sdec((int32_t)r->task.tid);
-			o_jkey(&first, "ptid");
-			o_sdec((int32_t)r->task.ptid);
-			break;
-		case PM_RECORD_LOST:
-		case PM_RECORD_LOST_SAMPLES:
-			o_jkey(&first, "lost");
-			o_dec(r->lost.lost, 0);
-			break;
-		case PM_RECORD_HEADER_ATTR:
-			o_jkey(&first, "attr_type");
-			o_dec(r->attr.attr.type, 0);
-			o_jkey(&first, "config");
-			o_jhex(r->attr.attr.config);
-			o_jkey(&first, "sample_type");
-			o_jhex(r->attr.attr.sample_type);
-			break;
-		case PM_RECORD_HEADER_FEATURE:
-			o_jkey(&first, "feat_id");
-			o_dec(r->feature.feat_id, 0);
-			break;
-		default:
-			break;
-		}
-		o_sample_id_json(&first, &r->sample_id);
-	}
-	o_str("}\n");
+	c.o.sz = sizeof(c.o);
+	if (rec->attr_idx >= 0)
+		c.o.event = ev_name(s, rec->attr_idx);
+	o_json(json_record_into, &c);
 }
 
 static void dump_hex(const uint8_t *p, size_t n)

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <profileme/profileme.h>
@@ -123,26 +124,23 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The library's escaper (pm_json_escape()), as every JSON of the CLI. */
 void cli_json_strn(FILE *f, const char *s, size_t n)
 {
-	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	char tmp[512], *big = NULL;
+	int k = pm_json_escape(s, n, tmp, sizeof(tmp));
 
-		switch (c) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				fprintf(f, "\\u%04x", c);
-			else
-				fputc(c, f);
-		}
+	if (k >= (int)sizeof(tmp) && (big = malloc((size_t)k + 1)))
+		k = pm_json_escape(s, n, big, (size_t)k + 1);
+	if (k < 0 || (k >= (int)sizeof(tmp) && !big)) {
+		/* no memory for a string this long: the output is incomplete */
+		errno = ENOMEM;
+		cli_out_note();
+		fputs("null", f);
+	} else {
+		fwrite(big ? big : tmp, 1, (size_t)k, f);
 	}
-	fputc('"', f);
+	free(big);
 }
 
 void cli_json_str(FILE *f, const char *s)

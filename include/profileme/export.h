@@ -154,6 +154,121 @@ PM_EXPERIMENTAL PM_API int pm_columns_read_rows(pm_columns *c, void *rows, size_
  */
 PM_EXPERIMENTAL PM_API uint64_t pm_columns_skipped(const pm_columns *c);
 
+/* ------------------------------------------------------------------------ */
+/** @name JSON: samples, records and strings
+ *
+ * The JSON that `profileme script --json` prints, as library calls: one
+ * object per sample (pm_json_sample()) or per record (pm_json_record()),
+ * and the string escaper every JSON writer of the library uses
+ * (pm_json_escape()).  A decoded raw payload is pm_raw_format_json()
+ * (profileme/raw.h), a tracepoint's fields pm_file_tp_format_json()
+ * (profileme/file.h); pm_json_sample() embeds both.  Every call writes like
+ * snprintf(): at most @c cap bytes including a terminating NUL, and returns
+ * the length the whole text needs (without the NUL), so a caller whose
+ * buffer was too small retries with a buffer of the returned length + 1.
+ * No allocation, no printf per field.  The keys and their order are
+ * documented in docs/json.md.
+ *
+ * **Experimental tier** (profileme/experimental.h): the object layout may
+ * still change in a minor release.
+ *  @{ */
+
+/** pm_json_opts.flags: start the object with `"type":"SAMPLE"` (pm_json_sample(); `script --all`). */
+#define PM_JSON_TYPE (1u << 0)
+/** pm_json_opts.flags: after `"ip"`, write `"sym"`, `"symoff"` and `"dso"` from pm_json_opts::sym,
+ *  pm_json_opts::symoff and pm_json_opts::dso (NULL: `"[unknown]"`). */
+#define PM_JSON_SYM (1u << 1)
+
+/** @brief Options of pm_json_sample() and pm_json_record().  Size-versioned: set @c sz. */
+struct pm_json_opts {
+	size_t sz;                /**< Set by the caller: sizeof(struct pm_json_opts). */
+	uint32_t flags;           /**< PM_JSON_* bits. */
+	const char *event;        /**< The `"event"` value; NULL: pm_file_event_name() of the attr
+	                               (`"unknown-N"` when it has none, `"[unknown]"` without an attr). */
+	const char *comm;         /**< The `"comm"` value of a sample with TID; NULL: `":"` (perf's
+	                               placeholder for a thread without a COMM record). */
+	const pm_raw_decoder *raw_decoder; /**< Decoder of the sample's raw payload (pm_raw_ctx_select()),
+	                               or NULL: no decoded key. */
+	const pm_raw_ctx *raw_ctx; /**< Context for @c raw_decoder. */
+	const char *sym;          /**< With PM_JSON_SYM: the symbol of the ip, or NULL. */
+	uint64_t symoff;          /**< With PM_JSON_SYM: the ip's offset in @c sym. */
+	const char *dso;          /**< With PM_JSON_SYM: the module of the ip, or NULL. */
+};
+/** Frozen minimum @c sz of struct pm_json_opts (0.1: every member up to @c dso). */
+#define PM_JSON_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_json_opts, dso)
+
+/**
+ * @brief **pm_json_escape()** writes @p n bytes at @p s as a JSON string
+ *        literal, quotes included.
+ *
+ * `"` and `\` are backslash-escaped; control characters (below 0x20) and
+ * DEL (0x7f) are written `\u00XX`; valid UTF-8 is copied; a byte that is
+ * not part of valid UTF-8 is written `\u00XX` (its Latin-1 reading), so
+ * the result is always valid JSON and the bytes can be told apart.
+ * @param s    the bytes (need not be NUL-terminated; NULL only with @p n 0)
+ * @param n    how many
+ * @param buf  output, or NULL with @p cap 0 to measure
+ * @param cap  size of @p buf; at most @p cap - 1 bytes and a NUL are written
+ * @return the length of the literal (without the NUL); -EINVAL
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_json_escape(const char *s, size_t n, char *buf, size_t cap);
+
+/**
+ * @brief **pm_json_sample()** writes one parsed sample as a JSON object
+ *        (no newline), exactly as `profileme script --json` prints it.
+ *
+ * Keys, in this order, each only when the sample carries the field:
+ * `type` (PM_JSON_TYPE), `event`, `pid`, `tid`, `comm`, `time`, `cpu`,
+ * `period`, `id`, `stream_id`, `ip` (then `sym`, `symoff`, `dso` with
+ * PM_JSON_SYM), `addr`, `phys_addr`, `callchain` (context markers left
+ * out), `read`, `raw` (hex bytes), the decoder's key
+ * (pm_raw_decoder_key(): the decoded payload) or `raw_error` (why the
+ * payload does not decode), `tp` (a tracepoint's fields by the
+ * recording's formats), `brstack`, `uregs`, `stack_user`, `weight`,
+ * `data_src`, `transaction`, `iregs`, `cgroup`, `data_page_size`,
+ * `code_page_size`, `aux_size`.  Addresses and bit fields are strings
+ * `"0x..."`, counts numbers.  See docs/json.md.
+ * @param f     the sample's file (event names, tracepoint formats), or NULL (a live sample)
+ * @param attr_idx  the sample's attr index in @p f (pm_file_record::attr_idx), -1 if none
+ * @param sm    the sample
+ * @param opts  options, or NULL
+ * @param buf   output, or NULL with @p cap 0 to measure
+ * @param cap   size of @p buf
+ * @return the length of the object (without the NUL); -EINVAL; -PM_ERR_STRUCT_SIZE
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_json_sample(const pm_file *f, int attr_idx, const struct pm_sample *sm,
+					  const struct pm_json_opts *opts, char *buf, size_t cap);
+
+/**
+ * @brief **pm_json_record()** writes a record of a file as a JSON object
+ *        (no newline), as `profileme script --json --all` prints a
+ *        non-sample record.
+ *
+ * Keys: `type` (pm_record_type_name(), `UNKNOWN_<n>` for an unknown type),
+ * `offset`, `size`, `misc`, `event` (a kernel record with an attr), then,
+ * when @p r is given, the parsed fields of MMAP/MMAP2 (`pid`, `tid`,
+ * `start`, `len`, `pgoff`, `filename`), COMM (`pid`, `tid`, `comm`),
+ * FORK/EXIT (`pid`, `ppid`, `tid`, `ptid`), LOST/LOST_SAMPLES (`lost`),
+ * HEADER_ATTR (`attr_type`, `config`, `sample_type`), HEADER_FEATURE
+ * (`feat_id`) and the sample_id trailer (`sample_pid`, `sample_tid`,
+ * `time`, `id`, `stream_id`, `cpu`).
+ * @param f     the record's file (event names), or NULL
+ * @param rec   the record (pm_file_next())
+ * @param r     the record parsed with pm_record_parse(), or NULL when it did not parse
+ * @param opts  options (@c event), or NULL
+ * @param buf   output, or NULL with @p cap 0 to measure
+ * @param cap   size of @p buf
+ * @return the length of the object (without the NUL); -EINVAL; -PM_ERR_STRUCT_SIZE
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_json_record(const pm_file *f, const struct pm_file_record *rec,
+					  const struct pm_record *r, const struct pm_json_opts *opts,
+					  char *buf, size_t cap);
+
+/** @} */
+
 
 /* ------------------------------------------------------------------------ */
 /** @name Profiles for other tools: pprof and folded stacks

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "internal/json_int.h"
 #include "reader_int.h"
 
 #define PMF_TP_MAX_FIELDS 4096
@@ -756,94 +757,62 @@ uint64_t pm_tp_value_elem(const struct pm_tp_value *v, size_t n)
 		    v->is_signed);
 }
 
-static int json_str(struct pm__buf *b, const char *s, size_t n)
-{
-	int rc = pm__buf_append(b, "\"", 1);
-
-	for (size_t i = 0; !rc && i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch == '"' || ch == '\\')
-			rc = pm__buf_printf(b, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			rc = pm__buf_printf(b, "\\u%04x", ch);
-		else
-			rc = pm__buf_append(b, s + i, 1);
-	}
-	return rc ? rc : pm__buf_append(b, "\"", 1);
-}
-
-static int json_num(struct pm__buf *b, uint64_t u, bool sgn)
-{
-	return sgn ? pm__buf_printf(b, "%" PRId64, (int64_t)u) : pm__buf_printf(b, "%" PRIu64, u);
-}
-
 int pm_file_tp_format_json(const pm_file *f, size_t i, const void *raw, size_t raw_len, char *buf,
 			   size_t cap)
 {
 	const struct pmf_tpfmt *t = fmt_at(f, i);
-	struct pm__buf b = { 0 };
+	struct pm__jw w = { buf, cap, 0 };
 	bool first = true;
-	int rc = 0, len;
 
 	if ((!buf && cap) || (!raw && raw_len))
 		return pm__err(EINVAL, "pm_file_tp_format_json: NULL argument");
 	if (!t)
 		return pm__err(ENOENT, "pm_file_tp_format_json: no format %zu", i);
-	rc = pm__buf_append(&b, "{", 1);
-	for (size_t k = 0; !rc && k < t->nfields; k++) {
+	pm__jw_ch(&w, '{');
+	for (size_t k = 0; k < t->nfields; k++) {
 		const struct pmf_tpfield *fd = &t->fields[k];
 		struct pm_tp_value v;
 
 		if (fd->flags & PM_TP_FIELD_COMMON)
 			continue;
 		if (!first)
-			rc = pm__buf_append(&b, ",", 1);
+			pm__jw_ch(&w, ',');
 		first = false;
-		if (!rc)
-			rc = json_str(&b, fd->name, strlen(fd->name));
-		if (!rc)
-			rc = pm__buf_append(&b, ":", 1);
-		if (rc)
-			break;
+		pm__jw_str(&w, fd->name, strlen(fd->name));
+		pm__jw_ch(&w, ':');
 		memset(&v, 0, sizeof(v));
 		if (tp_value(f->tracing, fd, raw, raw_len, &v)) {
-			rc = pm__buf_append(&b, "null", 4);
+			pm__jw_mem(&w, "null", 4);
 			continue;
 		}
 		switch (v.kind) {
 		case PM_TP_VALUE_INT:
+			pm__jw_i64(&w, (int64_t)v.u);
+			break;
 		case PM_TP_VALUE_UINT:
-			rc = json_num(&b, v.u, v.kind == PM_TP_VALUE_INT);
+			pm__jw_u64(&w, v.u);
 			break;
 		case PM_TP_VALUE_STRING:
-			rc = json_str(&b, v.data, v.len);
+			pm__jw_str(&w, v.data, v.len);
 			break;
 		default:
-			rc = pm__buf_append(&b, "[", 1);
-			for (uint32_t e = 0; !rc && e < v.nelem; e++) {
+			pm__jw_ch(&w, '[');
+			for (uint32_t e = 0; e < v.nelem; e++) {
+				uint64_t u = pm_tp_value_elem(&v, e);
+
 				if (e)
-					rc = pm__buf_append(&b, ",", 1);
-				if (!rc)
-					rc = json_num(&b, pm_tp_value_elem(&v, e), v.is_signed);
+					pm__jw_ch(&w, ',');
+				if (v.is_signed)
+					pm__jw_i64(&w, (int64_t)u);
+				else
+					pm__jw_u64(&w, u);
 			}
-			if (!rc)
-				rc = pm__buf_append(&b, "]", 1);
+			pm__jw_ch(&w, ']');
 		}
 	}
-	if (!rc)
-		rc = pm__buf_append(&b, "}", 1);
-	if (rc || b.len > INT32_MAX) {
-		pm__buf_free(&b);
-		return pm__err(ENOMEM, "pm_file_tp_format_json: no memory");
-	}
-	len = (int)b.len;
-	if (cap) {
-		size_t n = PM_MIN(b.len, cap - 1);
-
-		memcpy(buf, b.data, n);
-		buf[n] = 0;
-	}
-	pm__buf_free(&b);
-	return len;
+	pm__jw_ch(&w, '}');
+	pm__jw_finish(&w);
+	if (w.len > INT32_MAX)
+		return pm__err(ERANGE, "pm_file_tp_format_json: text longer than 2 GiB");
+	return (int)w.len;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <sys/utsname.h>
 
+#include "internal/json_int.h"
 #include "raw_int.h"
 
 static const struct pm_raw_decoder *const decoders[] = {
@@ -470,45 +471,39 @@ static void put_cstr(struct sink *s, const char *p)
 	put_mem(s, p, strlen(p));
 }
 
+/* The library's JSON writer (lib/export/json.c) on this sink: same
+ * snprintf-like contract (write what fits, count everything). */
+#define SINK_JW(s, call)                                          \
+	do {                                                      \
+		struct pm__jw w_ = { (s)->buf, (s)->cap, (s)->len }; \
+		call;                                             \
+		(s)->len = w_.len;                                \
+	} while (0)
+
 static void put_u64(struct sink *s, uint64_t v)
 {
-	char t[24];
-	size_t i = sizeof(t);
-
-	do {
-		t[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	put_mem(s, t + i, sizeof(t) - i);
+	SINK_JW(s, pm__jw_u64(&w_, v));
 }
 
 static void put_hex(struct sink *s, uint64_t v)
 {
-	static const char digits[] = "0123456789abcdef";
-	char t[20];
-	size_t i = sizeof(t);
-
-	do {
-		t[--i] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	t[--i] = 'x';
-	t[--i] = '0';
-	put_mem(s, t + i, sizeof(t) - i);
+	SINK_JW(s, pm__jw_hex(&w_, v));
 }
 
 static void put_json_str(struct sink *s, const char *str)
 {
-	put_mem(s, "\"", 1);
-	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			put(s, "\\%c", *c);
-		else if (*c < 0x20)
-			put(s, "\\u%04x", *c);
-		else
-			put_mem(s, (const char *)c, 1);
+	SINK_JW(s, pm__jw_str(&w_, str, strlen(str)));
+}
+
+static void put_hexbytes(struct sink *s, const uint8_t *p, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		char e[2] = { hx[p[i] >> 4], hx[p[i] & 15] };
+
+		put_mem(s, e, 2);
 	}
-	put_mem(s, "\"", 1);
 }
 
 static int finish(struct sink *s)
@@ -565,8 +560,7 @@ int pm_raw_format_json(const pm_raw_decoder *d, const pm_raw_ctx *ctx, const voi
 			break;
 		case PM_RAW_KIND_BYTES:
 			put_mem(&s, "\"", 1);
-			for (uint64_t k = 0; k < v; k++)
-				put(&s, "%02x", out.bytes[k]);
+			put_hexbytes(&s, out.bytes, (size_t)v);
 			put_mem(&s, "\"", 1);
 			break;
 		default:
@@ -622,8 +616,7 @@ int pm_raw_format_text(const pm_raw_decoder *d, const pm_raw_ctx *ctx, const voi
 			break;
 		case PM_RAW_KIND_BYTES:
 			put(&s, " %s ", f->name);
-			for (uint64_t k = 0; k < v; k++)
-				put(&s, "%02x", out.bytes[k]);
+			put_hexbytes(&s, out.bytes, (size_t)v);
 			break;
 		default:
 			put(&s, " %s %" PRIu64, f->name, v);
