@@ -360,6 +360,15 @@ static int call_export_opts(void *p)
 	return rc;
 }
 
+static int call_json_opts(void *p)
+{
+	struct pm_sample sm = { .sz = sizeof(sm) };
+	char buf[256];
+	int rc = pm_json_sample(NULL, -1, &sm, p, buf, sizeof(buf));
+
+	return rc > 0 ? 0 : rc ? rc : -1;
+}
+
 static int call_columns_opts(void *p)
 {
 	pm_file *f = NULL;
@@ -475,6 +484,7 @@ static const struct case_ cases[] = {
 	C(pm_count, PM_COUNT_SZ_V1, multiplexed, 1, call_count),
 	C(pm_columns_opts, PM_COLUMNS_OPTS_SZ_V1, no_raw, 0, call_columns_opts),
 	C(pm_export_opts, PM_EXPORT_OPTS_SZ_V1, progress_user, 0, call_export_opts),
+	C(pm_json_opts, PM_JSON_OPTS_SZ_V1, dso, 0, call_json_opts),
 	C(pm_writer_opts, PM_WRITER_OPTS_SZ_V1, buffer_bytes, 0, call_writer_opts),
 	C(pm_sym_opts, PM_SYM_OPTS_SZ_V1, reserved, 0, call_sym_opts),
 	C(pm_sym_result, PM_SYM_RESULT_SZ_V1, reserved, 1, call_sym_result),
