@@ -878,12 +878,23 @@ int pm_evlist_read_count(const pm_evlist *el, size_t idx, struct pm_count *c)
 		if ((rf & PM_FORMAT_ID) && cpu == 0)
 			r.id = v[k];
 	}
+	/* The per-CPU running times of one task are sampled at slightly
+	 * different moments than its enabled time: their sum can pass the
+	 * enabled time by a few microseconds under load.  A task cannot run
+	 * longer than it was enabled, so the aggregate is clamped, and such
+	 * a count is not scaled (perf stat does not scale when running >=
+	 * enabled either). */
+	if (!el->system_wide && r.running > r.enabled &&
+	    (e->attr.read_format & PM_FORMAT_TOTAL_TIME_ENABLED))
+		r.running = r.enabled;
 	if (!(e->attr.read_format & PM_FORMAT_TOTAL_TIME_RUNNING) ||
 	    !(e->attr.read_format & PM_FORMAT_TOTAL_TIME_ENABLED)) {
 		r.scaled = (double)r.value;
 	} else if (r.running == 0) {
 		r.scaled = 0;
 		r.multiplexed = r.enabled ? -1 : 0;
+	} else if (r.running >= r.enabled) {
+		r.scaled = (double)r.value;
 	} else {
 		r.scaled = (double)r.value * ((double)r.enabled / (double)r.running);
 		/* Per-CPU fds of one task leave a little slack between
