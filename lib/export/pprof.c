@@ -53,6 +53,7 @@ struct ppx {
 	struct ppx_vt vt[PPX_MAXV];
 	size_t nvt;
 	int *vt_event;          /* per attr: index of its period type */
+	size_t nevents;         /* attrs vt_event covers */
 	int vt_pm[4];           /* trapped, killed, mispredicted, stalled; -1 until seen */
 	int vt_pctr[2][PM_PROFILEME_COUNTS_COUNT];
 	int vt_raw[PPX_NRAWF];
@@ -110,6 +111,41 @@ static bool ppx_clock_event(const struct pm_attr *a)
 	return a && a->type == PM_TYPE_SOFTWARE && (a->config == 0 || a->config == 1);
 }
 
+/* The period type of every attr not seen yet (a pipe stream may add attrs). */
+static int ppx_events(struct ppx *p)
+{
+	struct pmx_walk *w = p->w;
+	int t;
+
+	if (w->nattrs > p->nevents) {
+		int *a = pm__reallocarray(p->vt_event, w->nattrs, sizeof(int));
+
+		if (!a)
+			return -ENOMEM;
+		p->vt_event = a;
+	}
+	for (size_t i = p->nevents; i < w->nattrs; i++) {
+		const struct pm_attr *a = pm_file_attr(w->f, i);
+		const char *n = pm_file_event_name(w->f, i);
+		char buf[32];
+
+		p->vt_event[i] = -1;
+		if (w->o.event >= 0 && (size_t)w->o.event != i)
+			continue;
+		if (!n || !n[0]) {
+			snprintf(buf, sizeof(buf), "event_%zu", i);
+			n = buf;
+		}
+		if ((t = ppx_vtype(p, n, ppx_clock_event(a) ? "nanoseconds" : "count", false, NULL)) < 0)
+			return t;
+		p->vt_event[i] = t;
+	}
+	if (w->nattrs > p->nevents)
+		p->nevents = w->nattrs;
+	p->multi_event = w->o.event < 0 && w->nattrs > 1;
+	return 0;
+}
+
 static int ppx_init(struct ppx *p, struct pmx_walk *w)
 {
 	static const char *const lk[L_NR] = { "comm", "pid", "tid", "cpu", "event", "trap", "data_src" };
@@ -133,23 +169,8 @@ static int ppx_init(struct ppx *p, struct pmx_walk *w)
 		return -ENOMEM;
 	if ((t = ppx_vtype(p, "samples", "count", false, NULL)) < 0)
 		return t;
-	for (size_t i = 0; i < w->nattrs; i++) {
-		const struct pm_attr *a = pm_file_attr(w->f, i);
-		const char *n = pm_file_event_name(w->f, i);
-		char buf[32];
-
-		p->vt_event[i] = -1;
-		if (w->o.event >= 0 && (size_t)w->o.event != i)
-			continue;
-		if (!n || !n[0]) {
-			snprintf(buf, sizeof(buf), "event_%zu", i);
-			n = buf;
-		}
-		if ((t = ppx_vtype(p, n, ppx_clock_event(a) ? "nanoseconds" : "count", false, NULL)) < 0)
-			return t;
-		p->vt_event[i] = t;
-	}
-	p->multi_event = w->o.event < 0 && w->nattrs > 1;
+	if ((t = ppx_events(p)) < 0)
+		return t;
 	p->ibs_op = pm_raw_decoder_find("ibs_op");
 	p->ibs_fetch = pm_raw_decoder_find("ibs_fetch");
 	pm__err_clear();
@@ -318,6 +339,8 @@ static int ppx_on_sample(void *user, struct pmx_walk *w, const struct pmx_sample
 	long e;
 	int added, err;
 
+	if ((size_t)s->event >= p->nevents && (err = ppx_events(p)))
+		return err;
 	memset(v, 0, sizeof(v));
 	v[0] = 1;
 	if (s->frames[0].map >= 0) {
@@ -634,7 +657,7 @@ static int ppx_emit(struct ppx *p, const char *path)
 	prof.location = locp;
 
 	/* The period type: the first event exported. */
-	for (size_t i = 0; i < w->nattrs; i++) {
+	for (size_t i = 0; i < p->nevents; i++) {
 		const struct pm_attr *a = pm_file_attr(w->f, i);
 
 		if (p->vt_event[i] < 0)

@@ -777,6 +777,30 @@ static int pmx_sample(struct pmx_walk *w, const struct pm_file_record *rec, stru
 	return cb(user, w, &s);
 }
 
+/* A pipe stream may bring attrs (HEADER_ATTR) after the first records. */
+static int pmx_more_attrs(struct pmx_walk *w)
+{
+	size_t n = pm_file_nr_attrs(w->f);
+	const pm_raw_decoder **d;
+
+	if (n <= w->nattrs)
+		return 0;
+	d = pm__reallocarray(w->dec, n, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	w->dec = d;
+	for (size_t i = w->nattrs; i < n; i++) {
+		const struct pm_attr *a = pm_file_attr(w->f, i);
+
+		d[i] = NULL;
+		if (a && (a->sample_type & PM_SAMPLE_RAW) && pm_raw_ctx_select(w->raw, a, &d[i]) != 0)
+			d[i] = NULL;
+	}
+	pm__err_clear();
+	w->nattrs = n;
+	return 0;
+}
+
 int pmx_walk_run(struct pmx_walk *w, pmx_sample_fn cb, void *user)
 {
 	struct pm_file_record rec = { .sz = sizeof(rec) };
@@ -795,7 +819,10 @@ int pmx_walk_run(struct pmx_walk *w, pmx_sample_fn cb, void *user)
 				pmx_side_record(w, &rec);
 			continue;
 		}
-		if (rec.attr_idx < 0 || (w->o.event >= 0 && rec.attr_idx != w->o.event)) {
+		if (rec.attr_idx >= 0 && (size_t)rec.attr_idx >= w->nattrs && (rc = pmx_more_attrs(w)))
+			return rc;
+		if (rec.attr_idx < 0 || (size_t)rec.attr_idx >= w->nattrs ||
+		    (w->o.event >= 0 && rec.attr_idx != w->o.event)) {
 			w->skipped++;
 			continue;
 		}

@@ -289,6 +289,18 @@ try:
             g, sorted(set(flat.items()) ^ set(rep.items()))[:20]))
         check(len(rep) >= 3, "-g=%s: too few symbols (%d) to mean anything" % (g, len(rep)))
 
+    # 2b. a pipe-mode recording (perf record -o -: attrs arrive as records).
+    pipe = os.path.join(tmp, "pipe.data")
+    with open(pipe, "wb") as out:
+        pr = subprocess.run(["perf", "record", "-q", "-g", "-e", "task-clock", "-c", "100000", "-o", "-",
+                             WORKLOAD, "200"], stdout=out, stderr=subprocess.PIPE, env=ENV)
+    if check(pr.returncode == 0, "perf record -o - failed: %s" % pr.stderr[-300:]):
+        convert(pipe, pipe + ".pb.gz")
+        flat, total = pprof_flat(pipe + ".pb.gz")
+        rep = report_flat(pipe)
+        check(flat == rep and total == sum(rep.values()) > 100,
+              "pipe mode: pprof flat counts differ from report (%s vs %s)" % (total, sum(rep.values())))
+
     # 3. -traces: the stacks of profileme script, as often.
     tr = pprof_traces(profs[True])
     sc = script_stacks(datas[True])
