@@ -1673,21 +1673,26 @@ PyObject *pmpy_attribution_names(void)
 
 #define PMPY_MODE_PALCODE 255
 
-/* Resolve (pid, ip, cpumode) triples (equal-length native int32 / uint64 /
- * uint8 buffers) against the maps of the recording (MMAP/MMAP2, FORK, COMM
- * exec, EXIT records, read from @p f to its end) and kallsyms: a list of
- * (name, dso, offset).  Modest by design: the maps are those at the end of
- * the recording.  A cpumode of 255 is a PALcode physical address: "[PALcode]".
- * @p symfs prefixes every mapped file name, @p kallsyms replaces /proc/kallsyms
- * (NULL: defaults). */
-PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, const char *symfs,
-			 const char *kallsyms)
+/* Resolve (pid, ip, cpumode, time) queries (equal-length native int32 /
+ * uint64 / uint8 / uint64 buffers; times may be None) with the library's one
+ * policy: pm_sym_open_file() decides on kallsyms, pm_sym_resolve_file()
+ * replays the records of @p f and resolves each query with the maps as they
+ * were at its time (None: at the end of the recording), each distinct
+ * (pid, maps generation, ip, mode) once.  Returns (idx, table): idx the
+ * bytes of n native uint32 indexes into table, a list of (name, dso,
+ * offset).  A cpumode of 255 is a PALcode physical address: "[PALcode]"
+ * (its offset is 0 here; the caller gives the address).  @p symfs prefixes
+ * every mapped file name, @p kallsyms replaces /proc/kallsyms (NULL:
+ * defaults). */
+PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, PyObject *times,
+			 const char *symfs, const char *kallsyms)
 {
 	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms };
-	struct pm_file_record rec = { .sz = sizeof(rec) };
-	Py_buffer vp = { 0 }, vi = { 0 }, vm = { 0 };
+	Py_buffer vp = { 0 }, vi = { 0 }, vm = { 0 }, vt = { 0 };
 	pm_symbolizer *sym = NULL;
-	PyObject *res = NULL;
+	PyObject *res = NULL, *table = NULL, *idx = NULL;
+	uint32_t *out = NULL;
+	int64_t nu = 0;
 	size_t n;
 	int rc;
 
@@ -1699,83 +1704,69 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 		goto out;
 	if (PyObject_GetBuffer(modes, &vm, PyBUF_C_CONTIGUOUS) < 0)
 		goto out;
+	if (times != Py_None && PyObject_GetBuffer(times, &vt, PyBUF_C_CONTIGUOUS) < 0)
+		goto out;
 	n = (size_t)vi.len / 8;
-	if ((size_t)vi.len % 8 || (size_t)vp.len != n * 4 || (size_t)vm.len != n) {
-		PyErr_SetString(PyExc_ValueError, "pids (int32), ips (uint64) and cpumodes (uint8) must have the same length");
+	if ((size_t)vi.len % 8 || (size_t)vp.len != n * 4 || (size_t)vm.len != n ||
+	    (vt.obj && (size_t)vt.len != n * 8)) {
+		PyErr_SetString(PyExc_ValueError, "pids (int32), ips (uint64), cpumodes (uint8) and times (uint64) must have the same length");
 		goto out;
 	}
-	rc = pm_sym_open(&sym, &so);
+	rc = pm_sym_open_file(&sym, f, &so);
 	if (rc < 0) {
 		pmpy_raise(rc, "symbolizer");
 		goto out;
 	}
-	Py_BEGIN_ALLOW_THREADS
-	while ((rc = pm_file_next(f, &rec)) > 0) {
-		struct pm_record r = { .sz = sizeof(r) };
-
-		if (rec.type != PM_RECORD_MMAP && rec.type != PM_RECORD_MMAP2 && rec.type != PM_RECORD_FORK &&
-		    rec.type != PM_RECORD_COMM && rec.type != PM_RECORD_EXIT)
-			continue;
-		if (pm_file_record_parse(f, &rec, &r) < 0)
-			continue;
-		switch (rec.type) {
-		case PM_RECORD_MMAP:
-		case PM_RECORD_MMAP2: {
-			char name[4096];
-			size_t k = r.mmap.filename_len < sizeof(name) - 1 ? r.mmap.filename_len : sizeof(name) - 1;
-
-			memcpy(name, r.mmap.filename, k);
-			name[k] = 0;
-			if (r.mmap.len)
-				pm_sym_add_map(sym, (int32_t)r.mmap.pid, r.mmap.addr, r.mmap.len, r.mmap.pgoff, name);
-			break;
-		}
-		case PM_RECORD_FORK:
-			if (r.task.pid != r.task.ppid)
-				pm_sym_fork(sym, (int32_t)r.task.ppid, (int32_t)r.task.pid);
-			break;
-		case PM_RECORD_COMM:
-			if (rec.misc & PM_RECORD_MISC_COMM_EXEC)
-				pm_sym_exec(sym, (int32_t)r.comm.pid);
-			break;
-		default:
-			break;
-		}
-	}
-	Py_END_ALLOW_THREADS
-	if (rc < 0) {
-		pmpy_raise(rc, "reading maps");
+	out = PyMem_Malloc(n ? n * sizeof(*out) : 1);
+	if (!out) {
+		PyErr_NoMemory();
 		goto out;
 	}
-	res = PyList_New((Py_ssize_t)n);
-	for (size_t i = 0; res && i < n; i++) {
+	Py_BEGIN_ALLOW_THREADS
+	nu = pm_sym_resolve_file(sym, f, n, vp.buf, vi.buf, vm.buf, vt.obj ? vt.buf : NULL,
+				 PM_SYM_WHEN_TIME, out);
+	Py_END_ALLOW_THREADS
+	if (nu < 0) {
+		pmpy_raise((int)nu, "symbolizing");
+		goto out;
+	}
+	table = PyList_New((Py_ssize_t)nu + 1);
+	for (int64_t k = 0; table && k < nu; k++) {
 		struct pm_sym_result sr = { .sz = sizeof(sr) };
-		int32_t pid;
-		uint64_t ip;
-		uint8_t mode = ((const uint8_t *)vm.buf)[i];
-		uint32_t how = 0;
 		PyObject *t;
 
-		memcpy(&pid, (const char *)vp.buf + 4 * i, 4);
-		memcpy(&ip, (const char *)vi.buf + 8 * i, 8);
-		if (mode == PM_RECORD_MISC_KERNEL || mode == PM_RECORD_MISC_GUEST_KERNEL)
-			how = PM_SYM_LOOKUP_KERNEL;
-		else if (mode == PM_RECORD_MISC_USER || mode == PM_RECORD_MISC_GUEST_USER)
-			how = PM_SYM_LOOKUP_USER;
-		if (mode == PMPY_MODE_PALCODE)
-			/* a PALcode physical address (pm_profileme_attribute(): PM_PROFILEME_CHARGE_PALCODE) */
-			t = Py_BuildValue("(ssK)", "[PALcode]", "[PALcode]", (unsigned long long)ip);
-		else if (pm_sym_lookup(sym, pid, ip, how, &sr) < 0)
+		if (pm_sym_resolved_get(sym, (size_t)k, &sr) < 0)
 			t = Py_BuildValue("(ssK)", "[unknown]", "[unknown]", 0ULL);
 		else
 			t = Py_BuildValue("(NNK)", pmpy_str(sr.name), pmpy_str(sr.dso), (unsigned long long)sr.offset);
 		if (!t) {
-			Py_CLEAR(res);
+			Py_CLEAR(table);
 			break;
 		}
-		PyList_SET_ITEM(res, (Py_ssize_t)i, t);
+		PyList_SET_ITEM(table, (Py_ssize_t)k, t);
+	}
+	if (table) {
+		/* a PALcode physical address (pm_profileme_attribute(): PM_PROFILEME_CHARGE_PALCODE) */
+		PyObject *t = Py_BuildValue("(ssK)", "[PALcode]", "[PALcode]", 0ULL);
+
+		if (!t) {
+			Py_CLEAR(table);
+			goto out;
+		}
+		PyList_SET_ITEM(table, (Py_ssize_t)nu, t);
+		for (size_t i = 0; i < n; i++)
+			if (((const uint8_t *)vm.buf)[i] == PMPY_MODE_PALCODE)
+				out[i] = (uint32_t)nu;
+		idx = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)(n * sizeof(*out)));
+		if (idx)
+			res = Py_BuildValue("(NN)", idx, table);
+		else
+			Py_DECREF(table);
+		table = NULL;
 	}
 out:
+	Py_XDECREF(table);
+	PyMem_Free(out);
 	pm_sym_close(sym);
 	if (vp.obj)
 		PyBuffer_Release(&vp);
@@ -1783,5 +1774,7 @@ out:
 		PyBuffer_Release(&vi);
 	if (vm.obj)
 		PyBuffer_Release(&vm);
+	if (vt.obj)
+		PyBuffer_Release(&vt);
 	return res;
 }

@@ -46,8 +46,8 @@ PyObject *pmpy_file_events(pm_file *f);
 PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx);
 PyObject *pmpy_file_callchains(pm_file *f, int event);
 PyObject *pmpy_file_end_status(pm_file *f);
-PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, const char *symfs,
-			 const char *kallsyms);
+PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, PyObject *times,
+			 const char *symfs, const char *kallsyms);
 PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips, PyObject *ok);
 PyObject *pmpy_attribution_names(void);
 

@@ -247,6 +247,7 @@ struct script {
 	const pm_raw_decoder **dec; /* per attr */
 	size_t ndec;
 	void *sym; /* pm_symbolizer */
+	const char *symfs, *kallsyms;
 	uint64_t nsamples;
 };
 
@@ -301,45 +302,13 @@ static int parse_fields(struct script *s, const char *arg)
 /* symbols */
 
 #ifdef PM_HAVE_LIBELF
+/* The library's policy decides what each record means (docs/symbol.md). */
 static void sym_record(struct script *s, const struct pm_file_record *rec)
 {
-	struct pm_record r;
+	struct pm_record r = { .sz = sizeof(r) };
 
-	if (!s->sym)
-		return;
-	if (rec->type != PM_RECORD_MMAP && rec->type != PM_RECORD_MMAP2 &&
-	    rec->type != PM_RECORD_FORK && rec->type != PM_RECORD_COMM &&
-	    rec->type != PM_RECORD_EXIT)
-		return;
-	memset(&r, 0, sizeof(r));
-	r.sz = sizeof(r);
-	if (pm_record_parse(&r, NULL, rec->data, rec->size, rec->big_endian, NULL) < 0)
-		return;
-	switch (rec->type) {
-	case PM_RECORD_MMAP:
-	case PM_RECORD_MMAP2: {
-		char name[4096];
-		size_t n = PM_MIN_(r.mmap.filename_len, sizeof(name) - 1);
-
-		memcpy(name, r.mmap.filename, n);
-		name[n] = 0;
-		if (r.mmap.len)
-			pm_sym_add_map(s->sym, (int32_t)r.mmap.pid, r.mmap.addr, r.mmap.len,
-				       r.mmap.pgoff, name);
-		break;
-	}
-	case PM_RECORD_FORK:
-		if (r.task.pid != r.task.ppid)
-			pm_sym_fork(s->sym, (int32_t)r.task.ppid, (int32_t)r.task.pid);
-		break;
-	case PM_RECORD_COMM:
-		if (rec->misc & PM_RECORD_MISC_COMM_EXEC)
-			pm_sym_exec(s->sym, (int32_t)r.comm.pid);
-		break;
-	case PM_RECORD_EXIT:
-		pm_sym_exit(s->sym, (int32_t)r.task.pid);
-		break;
-	}
+	if (s->sym && pm_file_record_parse(s->f, rec, &r) == 0)
+		pm_sym_add_record(s->sym, &r);
 }
 #endif
 
@@ -1070,6 +1039,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: profileme script [-i FILE|-] [-F FIELDS] [--ns] [--json] [--all]\n"
 		"                        [--raw-order] [--header] [-D] [--strict] [--folded] [-q]\n"
+		"                        [--symfs DIR] [--kallsyms FILE]\n"
 		"  -i FILE      perf.data file to read (default perf.data; - for stdin)\n"
 		"  -F FIELDS    comma-separated perf field names: comm,pid,tid,cpu,time,event,\n"
 		"               ip,sym,symoff,dso,addr,period,phys_addr,weight,data_src,iregs,raw\n"
@@ -1080,6 +1050,9 @@ static void usage(FILE *f)
 		"  --raw-order  records in file order (default: sorted by time like perf)\n"
 		"  --header     print the header and features\n"
 		"  -D           dump every record (hex, decoded sample and raw payload)\n"
+		"  --symfs DIR  look for mapped files under DIR\n"
+		"  --kallsyms FILE  kernel symbols from FILE (default: /proc/kallsyms, only for a\n"
+		"               recording of the running kernel)\n"
 		"  --strict     a pipe stream whose last record is cut (or with junk after it)\n"
 		"               is an error (default: a warning, the records before it are read)\n"
 		"  --folded     collapsed stacks for flame graphs: comm;root;...;leaf count\n"
@@ -1157,6 +1130,14 @@ int cmd_script(int argc, char **argv)
 			folded = true;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = true;
+		} else if (!strcmp(a, "--symfs") || !strcmp(a, "--kallsyms")) {
+			if (++i >= argc)
+				goto bad_usage;
+			*(a[2] == 's' ? &s.symfs : &s.kallsyms) = argv[i];
+		} else if (!strncmp(a, "--symfs=", 8)) {
+			s.symfs = a + 8;
+		} else if (!strncmp(a, "--kallsyms=", 11)) {
+			s.kallsyms = a + 11;
 		} else {
 			cli_error("script", "unknown option '%s'", a);
 			goto bad_usage;
@@ -1198,7 +1179,10 @@ int cmd_script(int argc, char **argv)
 	if ((s.fields & (F_SYM | F_DSO)) && !s.dump && (!s.json || s.user_fields)) {
 		pm_symbolizer *sy = NULL;
 
-		if (pm_sym_open(&sy, NULL) == 0)
+		struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = s.symfs, .kallsyms = s.kallsyms };
+
+		/* the library decides whether this machine's kallsyms fits the recording */
+		if (pm_sym_open_file(&sy, s.f, &so) == 0)
 			s.sym = sy;
 	}
 #endif

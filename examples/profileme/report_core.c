@@ -344,7 +344,7 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 	struct rep_ctx *c = calloc(1, sizeof(*c));
 	struct pm_sym_opts so = { .sz = sizeof(so) };
 	struct utsname u;
-	const char *farch, *frel;
+	const char *farch;
 	int rc;
 
 	*out = NULL;
@@ -388,7 +388,6 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 
 	uname(&u);
 	farch = pm_file_feature_string(c->f, PM_FEAT_ARCH);
-	frel = pm_file_feature_string(c->f, PM_FEAT_OSRELEASE);
 	snprintf(c->arch, sizeof(c->arch), "%s", farch ? farch : u.machine);
 	c->synthetic = rep_contains(pm_file_feature_string(c->f, PM_FEAT_HOSTNAME), "synthetic") ||
 		       rep_contains(pm_file_feature_string(c->f, PM_FEAT_CPUDESC), "synthetic") ||
@@ -399,22 +398,25 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 
 	so.sysroot = o->symfs;
 	so.kallsyms = o->kallsyms;
-	if (!o->kallsyms && ((farch && strcmp(farch, u.machine)) || (frel && strcmp(frel, u.release)))) {
-		/* This machine's kernel is not the recorded one. */
-		so.flags |= PM_SYM_OPT_NO_KERNEL;
-		if (!o->quiet)
-			fprintf(stderr, "profileme %s: recorded on %s %s, running %s %s: no kernel "
-					"symbols (--kallsyms FILE gives some)\n",
-				o->cmd, farch ? farch : "?", frel ? frel : "?", u.machine, u.release);
-	}
-	rc = pm_sym_open(&c->sym, &so);
+	/* The library decides whether this machine's kallsyms fits the recording. */
+	rc = pm_sym_open_file(&c->sym, c->f, &so);
 	if (rc && rc != -PM_ERR_UNSUPPORTED) {
 		cli_error(o->cmd, "symbols: %s", pm_errmsg());
 		rep_close(c);
 		return 1;
 	}
-	if (c->sym && !(so.flags & PM_SYM_OPT_NO_KERNEL) && !o->quiet) {
+	if (c->sym && !o->quiet) {
 		switch (pm_sym_kernel_status(c->sym)) {
+		case PM_SYM_KERNEL_FOREIGN:
+			for (int i = 0; i < pm_sym_diag_count(c->sym); i++) {
+				struct pm_sym_diag d = { .sz = sizeof(d) };
+
+				if (pm_sym_diag_get(c->sym, (size_t)i, &d) == 0 &&
+				    d.code == PM_SYM_DIAG_FOREIGN_KERNEL)
+					fprintf(stderr, "profileme %s: %s (--kallsyms FILE gives some)\n",
+						o->cmd, d.message);
+			}
+			break;
 		case PM_SYM_KERNEL_OK:
 			fprintf(stderr, "profileme %s: kernel symbols from %s\n", o->cmd,
 				o->kallsyms ? o->kallsyms : "/proc/kallsyms");
@@ -490,39 +492,19 @@ static void rep_side_record(struct rep_ctx *c, const struct pm_file_record *rec)
 	r.sz = sizeof(r);
 	if (pm_file_record_parse(c->f, rec, &r) < 0)
 		return;
+	if (c->sym)
+		pm_sym_add_record(c->sym, &r); /* the library's policy: docs/symbol.md */
 	switch (rec->type) {
-	case PM_RECORD_MMAP:
-	case PM_RECORD_MMAP2: {
-		char name[4096];
-		size_t n = r.mmap.filename_len < sizeof(name) - 1 ? r.mmap.filename_len :
-								     sizeof(name) - 1;
-
-		if (!c->sym || !r.mmap.len || (rec->misc & PM_RECORD_MISC_MMAP_DATA))
-			break;
-		memcpy(name, r.mmap.filename, n);
-		name[n] = 0;
-		pm_sym_add_map(c->sym, (int32_t)r.mmap.pid, r.mmap.addr, r.mmap.len, r.mmap.pgoff,
-			       name);
-		break;
-	}
 	case PM_RECORD_COMM:
-		if (c->sym && (rec->misc & PM_RECORD_MISC_COMM_EXEC) && r.comm.pid == r.comm.tid)
-			pm_sym_exec(c->sym, (int32_t)r.comm.pid);
 		rep_set_comm(c, r.comm.tid, rep_intern(c, r.comm.comm, r.comm.comm_len));
 		break;
 	case PM_RECORD_FORK: {
 		struct rep_comm *p = rep_comm_slot(c, r.task.ptid, false);
 
-		if (c->sym && r.task.pid != r.task.ppid)
-			pm_sym_fork(c->sym, (int32_t)r.task.ppid, (int32_t)r.task.pid);
 		if (p && p->comm)
 			rep_set_comm(c, r.task.tid, p->comm);
 		break;
 	}
-	case PM_RECORD_EXIT:
-		if (c->sym && r.task.pid == r.task.tid)
-			pm_sym_exit(c->sym, (int32_t)r.task.pid);
-		break;
 	case PM_RECORD_LOST:
 	case PM_RECORD_LOST_SAMPLES:
 		c->lost += r.lost.lost;

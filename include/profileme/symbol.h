@@ -131,7 +131,9 @@ enum pm_sym_diag_code {
 	PM_SYM_DIAG_NO_SYMBOLS = 6,   /**< No function symbols at all. */
 	PM_SYM_DIAG_DEBUG_FILE = 7,   /**< Information: symbols came from a separate debug file. */
 	PM_SYM_DIAG_KPTR_RESTRICT = 8,/**< kallsyms readable but every address is zero (kptr_restrict). */
-	PM_SYM_DIAG_NO_KALLSYMS = 9   /**< The kallsyms file cannot be read. */
+	PM_SYM_DIAG_NO_KALLSYMS = 9,  /**< The kallsyms file cannot be read. */
+	PM_SYM_DIAG_FOREIGN_KERNEL = 10 /**< Information (pm_sym_open_file()): the recording is of
+	                                     another kernel; this machine's kallsyms and vDSO are not used. */
 };
 
 /**
@@ -153,7 +155,10 @@ enum pm_sym_kernel_state {
 	PM_SYM_KERNEL_DISABLED = 0,   /**< PM_SYM_OPT_NO_KERNEL was given. */
 	PM_SYM_KERNEL_OK = 1,         /**< Kernel symbols loaded. */
 	PM_SYM_KERNEL_RESTRICTED = 2, /**< kallsyms shows only zero addresses (kptr_restrict). */
-	PM_SYM_KERNEL_UNREADABLE = 3  /**< kallsyms missing, unreadable or without text symbols. */
+	PM_SYM_KERNEL_UNREADABLE = 3, /**< kallsyms missing, unreadable or without text symbols. */
+	PM_SYM_KERNEL_FOREIGN = 4     /**< pm_sym_open_file(): the recording is of another kernel
+	                                   (architecture, release or kernel build id differ) and no
+	                                   kallsyms file was given: this machine's is not used. */
 };
 
 /**
@@ -316,6 +321,133 @@ PM_API int pm_sym_diag_get(const pm_symbolizer *s, size_t idx, struct pm_sym_dia
  * @since 0.1
  */
 PM_API int pm_sym_kernel_status(pm_symbolizer *s);
+
+/** Longest map name pm_sym_add_map_len() accepts (PATH_MAX of Linux). */
+#define PM_SYM_NAME_MAX 4096u
+
+/**
+ * @brief **pm_sym_add_map_len()** is pm_sym_add_map() with a name that need
+ *        not be NUL-terminated: @p name_len bytes at @p name (it stops at a
+ *        NUL inside them), such as pm_record_mmap::filename and
+ *        pm_record_mmap::filename_len.  No copy is needed by the caller.
+ * @param s         the symbolizer
+ * @param pid       process id (-1: kernel maps)
+ * @param start     first mapped address
+ * @param len       length in bytes (> 0)
+ * @param pgoff     file offset of @p start
+ * @param name      the path as recorded (may be NULL when @p name_len is 0)
+ * @param name_len  bytes at @p name (at most ::PM_SYM_NAME_MAX)
+ * @return 0; -EINVAL (NULL symbolizer, len 0, wrap-around, name too long),
+ *         -ENOMEM, -PM_ERR_UNSUPPORTED.
+ * @since 0.1
+ */
+PM_API int pm_sym_add_map_len(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len,
+			      uint64_t pgoff, const char *name, size_t name_len);
+
+struct pm_record;
+struct pm_file;
+
+/**
+ * @brief **pm_sym_add_record()** feeds one parsed record to the symbolizer:
+ *        the library's one policy for following processes through a
+ *        recording (docs/symbol.md).
+ *
+ * - MMAP / MMAP2 of code: pm_sym_add_map_len().  A data mapping (misc
+ *   PM_RECORD_MISC_MMAP_DATA, or an MMAP2 whose prot lacks PROT_EXEC) is no
+ *   code and is skipped, as is a mapping of length 0.
+ * - COMM with PM_RECORD_MISC_COMM_EXEC of a process (pid == tid): exec, the
+ *   process's maps are dropped (pm_sym_exec()); the new image's follow.
+ * - FORK of a new process (pid != ppid): the child inherits the parent's maps
+ *   (pm_sym_fork()); a new thread changes nothing.
+ * - EXIT of a process (pid == tid): pm_sym_exit().
+ * - Any other record: nothing.
+ *
+ * Feed records in time order (pm_file_next() gives that) and look samples up
+ * as they come: a lookup then uses the maps as they were at the sample's
+ * time.
+ * @param s  the symbolizer
+ * @param r  the record from pm_record_parse() or pm_file_record_parse()
+ * @return 1 when the record changed what the symbolizer knows, 0 when it was
+ *         ignored; -EINVAL (NULL argument, @c r->sz too small), -ENOMEM,
+ *         -PM_ERR_UNSUPPORTED.
+ * @since 0.1
+ */
+PM_API int pm_sym_add_record(pm_symbolizer *s, const struct pm_record *r);
+
+/**
+ * @brief **pm_sym_open_file()** creates a symbolizer for a recording: like
+ *        pm_sym_open(), plus the one decision whether this machine's kernel
+ *        symbols may stand for the recorded kernel's.
+ *
+ * When @c opts->kallsyms is NULL and the recording says it is of another
+ * kernel (its ARCH or OSRELEASE feature differs from uname(), or its
+ * BUILD_ID table gives a build id of `[kernel.kallsyms]` that differs from
+ * this kernel's in /sys/kernel/notes), `/proc/kallsyms` is not read and
+ * kernel addresses stay "[unknown]": pm_sym_kernel_status() says
+ * ::PM_SYM_KERNEL_FOREIGN and a ::PM_SYM_DIAG_FOREIGN_KERNEL diagnostic
+ * says why.  A recording that names no kernel (no such features) is taken
+ * as this machine's.  The same decision governs the vDSO image of this
+ * machine (docs/symbol.md).  The recording's build id of `[vdso]`, if any,
+ * is remembered to find the vDSO in perf's build-id cache.
+ * @param[out] out  the new symbolizer (NULL on failure)
+ * @param f         the recording (only its header is read)
+ * @param opts      options, or NULL for the defaults
+ * @return 0; as pm_sym_open(); -EINVAL (NULL @p f).
+ * @since 0.1
+ */
+PM_API int pm_sym_open_file(pm_symbolizer **out, struct pm_file *f, const struct pm_sym_opts *opts);
+
+/** @name pm_sym_resolve_file() flags
+ *  @{ */
+/** The @p when values are time stamps (sample time); without it they are
+ *  sample ordinals: 0 for the first PERF_RECORD_SAMPLE pm_file_next() gives,
+ *  1 for the next, ... */
+#define PM_SYM_WHEN_TIME (1u << 0)
+/** @} */
+
+/**
+ * @brief **pm_sym_resolve_file()** resolves many addresses of a recording
+ *        at once, each with the maps as they were at its sample: the
+ *        records of @p f are replayed from where the file stands (open it
+ *        fresh) through pm_sym_add_record(), and query @c i is looked up once
+ *        every record before its sample has been fed (by time:
+ *        every record with a time not after @c when[i]; records without a
+ *        time are fed in stream order).
+ *
+ * Each distinct (pid, maps generation, address, mode) is looked up once; the
+ * distinct results are kept in the symbolizer and read with
+ * pm_sym_resolved_get().  @c cpumode values are PERF_RECORD_MISC cpumodes
+ * (user: user maps only; kernel: kallsyms only; other values: user maps
+ * first, then the kernel).
+ * @param s        a symbolizer from pm_sym_open_file() of @p f
+ * @param f        the recording, before its first record
+ * @param n        number of queries
+ * @param pid      n process ids
+ * @param addr     n addresses
+ * @param cpumode  n cpumodes (NULL: 0 for all)
+ * @param when     n time stamps or sample ordinals (see ::PM_SYM_WHEN_TIME);
+ *                 NULL: every query sees the maps of the end of the recording
+ * @param flags    0 or ::PM_SYM_WHEN_TIME
+ * @param[out] out_idx  n indexes into the distinct results
+ * @return the number of distinct results (>= 0); -EINVAL, -ENOMEM,
+ *         -EOVERFLOW (more than UINT32_MAX results), a reading error of
+ *         @p f, -PM_ERR_UNSUPPORTED.
+ * @since 0.1
+ */
+PM_API int64_t pm_sym_resolve_file(pm_symbolizer *s, struct pm_file *f, size_t n, const int32_t *pid,
+				   const uint64_t *addr, const uint8_t *cpumode, const uint64_t *when,
+				   uint32_t flags, uint32_t *out_idx);
+
+/**
+ * @brief **pm_sym_resolved_get()** reads distinct result @p idx of the last
+ *        pm_sym_resolve_file() (its strings stay valid until pm_sym_close()).
+ * @param s         the symbolizer
+ * @param idx       below the count pm_sym_resolve_file() returned
+ * @param[out] res  the result; @c res->sz set by the caller
+ * @return 0; -EINVAL, -ERANGE, -PM_ERR_STRUCT_SIZE, -PM_ERR_UNSUPPORTED.
+ * @since 0.1
+ */
+PM_API int pm_sym_resolved_get(const pm_symbolizer *s, size_t idx, struct pm_sym_result *res);
 
 #ifdef __cplusplus
 }

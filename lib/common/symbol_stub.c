@@ -94,6 +94,42 @@ int pm_sym_kernel_status(pm_symbolizer *s)
 	return unsupported(__func__);
 }
 
+int pm_sym_add_map_len(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len,
+		       uint64_t pgoff, const char *name, size_t name_len)
+{
+	(void)s, (void)pid, (void)start, (void)len, (void)pgoff, (void)name, (void)name_len;
+	return unsupported(__func__);
+}
+
+int pm_sym_add_record(pm_symbolizer *s, const struct pm_record *r)
+{
+	(void)s, (void)r;
+	return unsupported(__func__);
+}
+
+int pm_sym_open_file(pm_symbolizer **out, struct pm_file *f, const struct pm_sym_opts *opts)
+{
+	(void)f, (void)opts;
+	if (out)
+		*out = NULL;
+	return unsupported(__func__);
+}
+
+int64_t pm_sym_resolve_file(pm_symbolizer *s, struct pm_file *f, size_t n, const int32_t *pid,
+			    const uint64_t *addr, const uint8_t *cpumode, const uint64_t *when,
+			    uint32_t flags, uint32_t *out_idx)
+{
+	(void)s, (void)f, (void)n, (void)pid, (void)addr, (void)cpumode, (void)when, (void)flags;
+	(void)out_idx;
+	return unsupported(__func__);
+}
+
+int pm_sym_resolved_get(const pm_symbolizer *s, size_t idx, struct pm_sym_result *res)
+{
+	(void)s, (void)idx, (void)res;
+	return unsupported(__func__);
+}
+
 #else
 /* ISO C forbids an empty translation unit. */
 typedef int pm__symbol_stub_unused;

@@ -353,8 +353,6 @@ static int pmx_add_map(struct pmx_walk *w, const struct pm_record_mmap *m)
 
 	memcpy(name, m->filename, n);
 	name[n] = 0;
-	if (w->sym)
-		pm_sym_add_map(w->sym, (int32_t)m->pid, m->addr, m->len, m->pgoff, name);
 	/* The kernel's own map is recorded as [kernel.kallsyms]_text (or _stext);
 	 * its module name, and its BUILD_ID entry, are [kernel.kallsyms]. */
 	kernel = !strncmp(name, "[kernel.kallsyms]", 17);
@@ -431,6 +429,8 @@ static void pmx_side_record(struct pmx_walk *w, const struct pm_file_record *rec
 	r.sz = sizeof(r);
 	if (pm_file_record_parse(w->f, rec, &r) < 0)
 		return;
+	if (w->sym)
+		pm_sym_add_record(w->sym, &r); /* the library's one policy (docs/symbol.md) */
 	switch (rec->type) {
 	case PM_RECORD_MMAP:
 	case PM_RECORD_MMAP2:
@@ -443,8 +443,6 @@ static void pmx_side_record(struct pmx_walk *w, const struct pm_file_record *rec
 		if ((rec->misc & PM_RECORD_MISC_COMM_EXEC) && r.comm.pid == r.comm.tid) {
 			struct pmx_pid *p = pmx_pid_get(w, r.comm.pid, false);
 
-			if (w->sym)
-				pm_sym_exec(w->sym, (int32_t)r.comm.pid);
 			if (p) {
 				p->n = 0;
 				p->epoch = ++w->epoch;
@@ -461,8 +459,6 @@ static void pmx_side_record(struct pmx_walk *w, const struct pm_file_record *rec
 			struct pmx_pid *pp = pmx_pid_get(w, r.task.ppid, false);
 			struct pmx_pid *cp = pmx_pid_get(w, r.task.pid, true);
 
-			if (w->sym)
-				pm_sym_fork(w->sym, (int32_t)r.task.ppid, (int32_t)r.task.pid);
 			if (cp) {
 				cp->n = 0;
 				for (size_t i = 0; pp && i < pp->n; i++)
@@ -476,10 +472,6 @@ static void pmx_side_record(struct pmx_walk *w, const struct pm_file_record *rec
 			pmx_comm_set(w, r.task.tid, (uint32_t)pc);
 		break;
 	}
-	case PM_RECORD_EXIT:
-		if (w->sym && r.task.pid == r.task.tid)
-			pm_sym_exit(w->sym, (int32_t)r.task.pid);
-		break;
 	default:
 		break;
 	}
@@ -619,19 +611,13 @@ int pmx_walk_init(struct pmx_walk *w, pm_file *f, const struct pm_export_opts *o
 		w->sym = w->o.sym;
 	} else if (!(w->o.flags & PM_EXPORT_NO_SYMBOLS)) {
 		struct pm_sym_opts so = { .sz = sizeof(so) };
-		const char *farch = pm_file_feature_string(f, PM_FEAT_ARCH);
-		const char *frel = pm_file_feature_string(f, PM_FEAT_OSRELEASE);
-		struct utsname u;
 
 		so.sysroot = w->o.symfs;
 		so.kallsyms = w->o.kallsyms;
 		if (w->o.flags & PM_EXPORT_NO_KERNEL)
 			so.flags |= PM_SYM_OPT_NO_KERNEL;
-		/* This machine's kallsyms only for a recording of this kernel. */
-		if (!w->o.kallsyms && uname(&u) == 0 &&
-		    ((farch && strcmp(farch, u.machine)) || (frel && strcmp(frel, u.release))))
-			so.flags |= PM_SYM_OPT_NO_KERNEL;
-		err = pm_sym_open(&w->sym, &so);
+		/* the library decides whether this machine's kallsyms fits the recording */
+		err = pm_sym_open_file(&w->sym, f, &so);
 		if (err == -PM_ERR_UNSUPPORTED) {
 			w->sym = NULL;
 			pm__err_clear();

@@ -144,14 +144,13 @@ static bool raw_truncated(int fd, uint64_t size)
 	return false;
 }
 
+static int elf_file_scan(struct elf_file *f, struct load_err *le);
+
 /* Open and check an ELF file; on failure fill le and return -1. */
 static int elf_file_open(struct elf_file *f, const char *path, struct load_err *le)
 {
 	unsigned char magic[SELFMAG];
 	struct stat st;
-	size_t shnum = 0, phnum = 0, shstrndx = 0;
-	size_t ehsize;
-	Elf_Scn *scn = NULL;
 	char what[200];
 
 	memset(f, 0, sizeof(*f));
@@ -176,29 +175,54 @@ static int elf_file_open(struct elf_file *f, const char *path, struct load_err *
 			    "ELF file truncated inside its identification");
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
-		if (raw_truncated(f->fd, f->size))
+		if ((f->fd >= 0 && raw_truncated(f->fd, f->size)))
 			return fail(le, PM_SYM_DIAG_TRUNCATED, -PM_ERR_TRUNCATED,
 				    "file ends inside the tables its ELF header declares");
 		snprintf(what, sizeof(what), "libelf cannot read it: %s", elf_errmsg(-1));
 		return fail(le, PM_SYM_DIAG_CORRUPT, -PM_ERR_CORRUPT, what);
 	}
+	return elf_file_scan(f, le);
+}
+
+/* An ELF image in memory (the vDSO): no file behind it. */
+static int elf_file_open_mem(struct elf_file *f, char *image, size_t size, struct load_err *le)
+{
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->size = size;
+	if (size < EI_NIDENT || memcmp(image, ELFMAG, SELFMAG) != 0)
+		return fail(le, PM_SYM_DIAG_NOT_ELF, -PM_ERR_FORMAT, "not an ELF image (no ELF magic)");
+	f->elf = elf_memory(image, size);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF)
+		return fail(le, PM_SYM_DIAG_CORRUPT, -PM_ERR_CORRUPT, "libelf cannot read the image");
+	return elf_file_scan(f, le);
+}
+
+/* The checks and the section walk once libelf has the file. */
+static int elf_file_scan(struct elf_file *f, struct load_err *le)
+{
+	size_t shnum = 0, phnum = 0, shstrndx = 0;
+	size_t ehsize;
+	Elf_Scn *scn = NULL;
+	char what[200];
+
 	ehsize = gelf_getclass(f->elf) == ELFCLASS32 ? sizeof(Elf32_Ehdr) : sizeof(Elf64_Ehdr);
 	if (f->size < ehsize)
 		return fail(le, PM_SYM_DIAG_TRUNCATED, -PM_ERR_TRUNCATED,
 			    "ELF file truncated inside its header");
 	if (!gelf_getehdr(f->elf, &f->eh)) {
-		if (raw_truncated(f->fd, f->size))
+		if ((f->fd >= 0 && raw_truncated(f->fd, f->size)))
 			return fail(le, PM_SYM_DIAG_TRUNCATED, -PM_ERR_TRUNCATED,
 				    "file ends inside the tables its ELF header declares");
 		snprintf(what, sizeof(what), "bad ELF header: %s", elf_errmsg(-1));
 		return fail(le, PM_SYM_DIAG_CORRUPT, -PM_ERR_CORRUPT, what);
 	}
 	/* libelf clamps table sizes to the file; the raw header tells the truth. */
-	if (raw_truncated(f->fd, f->size))
+	if ((f->fd >= 0 && raw_truncated(f->fd, f->size)))
 		return fail(le, PM_SYM_DIAG_TRUNCATED, -PM_ERR_TRUNCATED,
 			    "file ends inside the tables its ELF header declares");
 	if (elf_getphdrnum(f->elf, &phnum) != 0 || elf_getshdrnum(f->elf, &shnum) != 0) {
-		if (raw_truncated(f->fd, f->size))
+		if ((f->fd >= 0 && raw_truncated(f->fd, f->size)))
 			return fail(le, PM_SYM_DIAG_TRUNCATED, -PM_ERR_TRUNCATED,
 				    "file ends inside the tables its ELF header declares");
 		snprintf(what, sizeof(what), "bad ELF header: %s", elf_errmsg(-1));
@@ -411,6 +435,216 @@ static bool find_debug_file(pm_symbolizer *s, const struct pm__dso *d, const cha
 	return ok;
 }
 
+/* ---- PLT entries: name@plt ---- */
+
+/* Find a section by name; its header in *sh. */
+static Elf_Scn *section_named(struct elf_file *f, const char *want, GElf_Shdr *sh)
+{
+	size_t shstrndx = 0;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(f->elf, &shstrndx) != 0 || !shstrndx)
+		return NULL;
+	while ((scn = elf_nextscn(f->elf, scn)) != NULL) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		name = elf_strptr(f->elf, shstrndx, sh->sh_name);
+		if (name && strcmp(name, want) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+/* One "name@plt" symbol per PLT slot, from the jump-slot relocations of
+ * .rela.plt (.rel.plt) in slot order, as perf synthesizes them.  Slot
+ * layouts: x86-64 and i386 16-byte entries after a 16-byte PLT0 (or from the
+ * start of .plt.sec when the binary has IBT's second PLT), AArch64 16-byte
+ * entries after a 32-byte PLT0.  Other architectures get none.  A slot
+ * whose relocation names no symbol (an IRELATIVE ifunc slot) is "@plt". */
+static int read_plt(struct pm__dso *d, struct elf_file *f, struct pm__rawvec *rv)
+{
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rscn, *pscn, *dscn;
+	Elf_Data *rdata, *ddata;
+	uint64_t base, hdr, ent = 16, nrel;
+	bool is_rela = true;
+	int rc;
+
+	switch (f->eh.e_machine) {
+	case EM_X86_64:
+	case EM_386:
+		hdr = 16;
+		break;
+	case EM_AARCH64:
+		hdr = 32;
+		break;
+	default:
+		return 0;
+	}
+	rscn = section_named(f, ".rela.plt", &rsh);
+	if (!rscn) {
+		rscn = section_named(f, ".rel.plt", &rsh);
+		is_rela = false;
+	}
+	if (!rscn || (rsh.sh_type != (is_rela ? SHT_RELA : SHT_REL)) || !rsh.sh_entsize ||
+	    !section_fits(f, &rsh))
+		return 0;
+	pscn = section_named(f, ".plt.sec", &psh);
+	if (pscn && (f->eh.e_machine == EM_X86_64 || f->eh.e_machine == EM_386)) {
+		hdr = 0;
+	} else {
+		pscn = section_named(f, ".plt", &psh);
+		if (!pscn)
+			return 0;
+	}
+	dscn = elf_getscn(f->elf, rsh.sh_link);
+	if (!dscn || !gelf_getshdr(dscn, &dsh) || !section_fits(f, &dsh))
+		return 0;
+	rdata = elf_getdata(rscn, NULL);
+	ddata = elf_getdata(dscn, NULL);
+	if (!rdata || !ddata)
+		return 0;
+	base = psh.sh_addr;
+	nrel = rdata->d_size / rsh.sh_entsize;
+	for (uint64_t i = 0; i < nrel; i++) {
+		struct pm__rawsym r = {0};
+		struct pm__buf nb = {0};
+		GElf_Sym sym;
+		uint64_t info;
+		const char *name;
+
+		if (is_rela) {
+			GElf_Rela rel;
+
+			if (!gelf_getrela(rdata, (int)i, &rel))
+				break;
+			info = rel.r_info;
+		} else {
+			GElf_Rel rel;
+
+			if (!gelf_getrel(rdata, (int)i, &rel))
+				break;
+			info = rel.r_info;
+		}
+		if (hdr + (i + 1) * ent > psh.sh_size)
+			break; /* more relocations than slots: the layout is not the assumed one */
+		/* A slot without a symbol (an IRELATIVE ifunc slot) is "@plt", as perf 6.1 names it. */
+		name = "";
+		if (GELF_R_SYM(info) && gelf_getsym(ddata, (int)GELF_R_SYM(info), &sym)) {
+			name = elf_strptr(f->elf, dsh.sh_link, sym.st_name);
+			if (!name)
+				name = "";
+		}
+		if (pm__buf_printf(&nb, "%s@plt", name) != 0)
+			return -ENOMEM;
+		r.start = base + hdr + i * ent;
+		r.size = ent;
+		r.limit = base + psh.sh_size;
+		r.prio = 0;
+		rc = pm__symtab_addstr(&d->tab, nb.data, strlen(nb.data), &r.name);
+		if (rc == 0)
+			rc = pm__rawvec_push(rv, &r, nb.data);
+		pm__buf_free(&nb);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- the vDSO ---- */
+
+/* This process's own vDSO image (a copy) and its size, from /proc/self/maps:
+ * the vDSO of the running kernel, the same for every process of this ABI. */
+static char *own_vdso(size_t *size)
+{
+	FILE *m = fopen("/proc/self/maps", "re");
+	char line[512];
+	char *img = NULL;
+
+	if (!m)
+		return NULL;
+	while (fgets(line, sizeof(line), m)) {
+		unsigned long long lo, hi;
+
+		if (!strstr(line, "[vdso]") || sscanf(line, "%llx-%llx", &lo, &hi) != 2 || hi <= lo ||
+		    hi - lo > (64u << 20))
+			continue;
+		img = malloc((size_t)(hi - lo));
+		if (img) {
+			memcpy(img, (const void *)(uintptr_t)lo, (size_t)(hi - lo));
+			*size = (size_t)(hi - lo);
+		}
+		break;
+	}
+	fclose(m);
+	return img;
+}
+
+/* The vDSO's symbols: from perf's build-id cache (~/.debug/[vdso]/<id>/vdso,
+ * or $PERF_BUILDID_DIR) when the recording names its build id, else from
+ * this process's own image when the recording is of this kernel. */
+static void vdso_load(pm_symbolizer *s, struct pm__dso *d)
+{
+	struct pm__rawvec rv = {0};
+	struct elf_file f;
+	struct load_err le = {0};
+	struct pm__buf path = {0};
+	char *img = NULL;
+	size_t nfunc = 0, size = 0;
+	bool opened = false;
+	int rc = 0;
+
+	d->state = PM__DSO_FAILED;
+	f.fd = -1;
+	f.elf = NULL;
+	if (s->vdso_build_id) {
+		const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+
+		if (dir && *dir)
+			pm__buf_printf(&path, "%s/[vdso]/%s/vdso", dir, s->vdso_build_id);
+		else if (home && *home)
+			pm__buf_printf(&path, "%s/.debug/[vdso]/%s/vdso", home, s->vdso_build_id);
+		if (path.data && elf_file_open(&f, path.data, &le) == 0)
+			opened = true;
+		else
+			elf_file_close(&f);
+	}
+	if (!opened && s->local_kernel && (img = own_vdso(&size)) != NULL) {
+		if (elf_file_open_mem(&f, img, size, &le) == 0)
+			opened = true;
+		else
+			elf_file_close(&f);
+	}
+	if (!opened) {
+		pm__sym_diag(s, d->path, PM_SYM_DIAG_MISSING, -ENOENT,
+			     "no vDSO image: not in the build-id cache%s", s->local_kernel ? "" :
+			     ", and the recording is of another kernel than this machine's");
+		goto out;
+	}
+	rc = read_segments(d, &f);
+	if (rc == 0 && f.symtab)
+		rc = read_symbols(d, &f, f.symtab, &f.symtab_sh, &rv, &nfunc);
+	else if (rc == 0 && f.dynsym)
+		rc = read_symbols(d, &f, f.dynsym, &f.dynsym_sh, &rv, &nfunc);
+	if (rc == 0)
+		rc = pm__symtab_build(&d->tab, &rv, 0);
+	if (rc) {
+		pm__sym_diag(s, d->path, PM_SYM_DIAG_CORRUPT, rc, "cannot load symbols: %s", pm_strerror(rc));
+		pm__symtab_free(&d->tab);
+	} else if (!d->tab.n) {
+		pm__sym_diag(s, d->path, PM_SYM_DIAG_NO_SYMBOLS, 0, "no function symbols in the vDSO image");
+	} else {
+		d->state = PM__DSO_LOADED;
+	}
+out:
+	free(rv.v);
+	elf_file_close(&f);
+	free(img);
+	pm__buf_free(&path);
+}
+
 /* ---- loading ---- */
 
 void pm__dso_load(pm_symbolizer *s, struct pm__dso *d)
@@ -422,6 +656,10 @@ void pm__dso_load(pm_symbolizer *s, struct pm__dso *d)
 	size_t nfunc = 0;
 	int rc;
 
+	if (strcmp(d->path, "[vdso]") == 0) {
+		vdso_load(s, d);
+		return;
+	}
 	d->state = PM__DSO_FAILED;
 	dbg.fd = -1;
 	dbg.elf = NULL;
@@ -451,6 +689,8 @@ void pm__dso_load(pm_symbolizer *s, struct pm__dso *d)
 				     "stripped (no .symtab, no debug file found): %zu exported functions from .dynsym only",
 				     nfunc);
 	}
+	if (rc == 0)
+		rc = read_plt(d, &f, &rv);
 	if (rc)
 		goto oom;
 	rc = pm__symtab_build(&d->tab, &rv, 0);

@@ -66,6 +66,7 @@ struct pm__map {
 struct pm__proc {
 	int32_t pid;
 	bool dead;
+	uint64_t gen; /* changes whenever the maps do (pm_sym_resolve_file() caches by it) */
 	struct pm__map *maps;
 	size_t n, cap;
 };
@@ -98,6 +99,23 @@ struct pm_symbolizer {
 
 	struct pm__diag *diags;
 	size_t ndiags, capdiags;
+
+	uint64_t gen;        /* last map generation handed out */
+	char *vdso_build_id; /* hex build id of the recording's [vdso], or NULL */
+	bool local_kernel;   /* this machine's kernel may stand for the recorded one (vDSO image) */
+
+	/* pm_sym_resolve_file(): distinct results, and the (pid, gen, addr, how) hash */
+	struct pm_sym_result *rtab;
+	size_t nrtab, caprtab;
+	struct pm__rkey *rhash;
+	size_t caprhash;
+};
+
+struct pm__rkey {
+	uint64_t gen, addr;
+	int32_t pid;
+	uint32_t how;
+	uint32_t idx; /* into rtab, +1 (0: empty slot) */
 };
 
 /* symtab.c */
@@ -113,6 +131,7 @@ static inline const char *pm__symtab_str(const struct pm__symtab *t, uint32_t of
 PM_HIDDEN int pm__symtab_addstr(struct pm__symtab *t, const char *s, size_t n, uint32_t *off);
 
 /* symbol.c */
+PM_HIDDEN uint64_t pm__sym_proc_gen(pm_symbolizer *s, int32_t pid);
 PM_HIDDEN void pm__sym_diag(pm_symbolizer *s, const char *file, int code, int err,
 			    const char *fmt, ...) PM_PRINTF(5, 6);
 

@@ -58,6 +58,7 @@ int pm_sym_open(pm_symbolizer **out, const struct pm_sym_opts *opts)
 		return -ENOMEM;
 	}
 	s->kstate = (s->flags & PM_SYM_OPT_NO_KERNEL) ? PM_SYM_KERNEL_DISABLED : PM_SYM_KERNEL_UNREADABLE;
+	s->local_kernel = true;
 	*out = s;
 	return 0;
 }
@@ -96,6 +97,9 @@ void pm_sym_close(pm_symbolizer *s)
 	free(s->sysroot);
 	free(s->debug_dir);
 	free(s->kallsyms);
+	free(s->vdso_build_id);
+	free(s->rtab);
+	free(s->rhash);
 	free(s);
 }
 
@@ -140,17 +144,25 @@ void pm__sym_diag(pm_symbolizer *s, const char *file, int code, int err, const c
 
 /* ---- file cache ---- */
 
-static uint64_t hash_str(const char *p)
+static uint64_t hash_mem(const char *p, size_t n)
 {
 	uint64_t h = 1469598103934665603ULL;
 
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
 	return h;
 }
 
+static uint64_t hash_str(const char *p)
+{
+	return hash_mem(p, strlen(p));
+}
+
+/* Names that are no file: no symbols (the vDSO is loaded its own way). */
 static bool special_name(const char *p)
 {
+	if (strcmp(p, "[vdso]") == 0)
+		return false;
 	return p[0] == '\0' || p[0] == '[' || strncmp(p, "//anon", 6) == 0 ||
 	       strncmp(p, "anon_inode:", 11) == 0 || strcmp(p, "/dev/zero") == 0 ||
 	       strncmp(p, "/SYSV", 5) == 0;
@@ -176,18 +188,18 @@ static int dso_rehash(pm_symbolizer *s)
 	return 0;
 }
 
-static struct pm__dso *dso_lookup(const pm_symbolizer *s, const char *path)
+static struct pm__dso *dso_lookup(const pm_symbolizer *s, const char *path, size_t n)
 {
-	struct pm__dso *d = s->buckets[hash_str(path) & (s->nbuckets - 1)];
+	struct pm__dso *d = s->buckets[hash_mem(path, n) & (s->nbuckets - 1)];
 
-	while (d && strcmp(d->path, path) != 0)
+	while (d && (strncmp(d->path, path, n) != 0 || d->path[n] != '\0'))
 		d = d->hnext;
 	return d;
 }
 
-static struct pm__dso *dso_get(pm_symbolizer *s, const char *path)
+static struct pm__dso *dso_get(pm_symbolizer *s, const char *path, size_t n)
 {
-	struct pm__dso *d = dso_lookup(s, path);
+	struct pm__dso *d = dso_lookup(s, path, n);
 	size_t h;
 
 	if (d)
@@ -206,13 +218,13 @@ static struct pm__dso *dso_get(pm_symbolizer *s, const char *path)
 	d = pm__calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
-	d->path = pm__strndup(path, strlen(path));
+	d->path = pm__strndup(path, n);
 	if (!d->path) {
 		free(d);
 		return NULL;
 	}
-	d->state = special_name(path) ? PM__DSO_SPECIAL : PM__DSO_NEW;
-	h = (size_t)(hash_str(path) & (s->nbuckets - 1));
+	d->state = special_name(d->path) ? PM__DSO_SPECIAL : PM__DSO_NEW;
+	h = (size_t)(hash_str(d->path) & (s->nbuckets - 1));
 	d->hnext = s->buckets[h];
 	s->buckets[h] = d;
 	s->dsos[s->ndsos++] = d;
@@ -354,16 +366,34 @@ static void proc_revive(struct pm__proc *p)
 	}
 }
 
-int pm_sym_add_map(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		   const char *filename)
+/* The maps of p changed: lookups cached under its old generation are stale. */
+static void proc_touch(pm_symbolizer *s, struct pm__proc *p)
+{
+	p->gen = ++s->gen;
+}
+
+uint64_t pm__sym_proc_gen(pm_symbolizer *s, int32_t pid)
+{
+	struct pm__proc *p = proc_find(s, pid);
+
+	return p ? p->gen : 0;
+}
+
+int pm_sym_add_map_len(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		       const char *name, size_t name_len)
 {
 	struct pm__proc *p;
 	struct pm__map m;
 
-	if (!s || !filename)
+	if (!s || (!name && name_len))
 		return pm__err(EINVAL, "pm_sym_add_map: NULL argument");
 	if (!len || start + len < start)
 		return pm__err(EINVAL, "pm_sym_add_map: bad range 0x%" PRIx64 "+0x%" PRIx64, start, len);
+	if (name_len > PM_SYM_NAME_MAX)
+		return pm__err(EINVAL, "pm_sym_add_map: name of %zu bytes (at most %u)", name_len,
+			       (unsigned)PM_SYM_NAME_MAX);
+	if (name && memchr(name, '\0', name_len))
+		name_len = strlen(name);
 	p = proc_get(s, pid);
 	if (!p)
 		return -ENOMEM;
@@ -371,10 +401,19 @@ int pm_sym_add_map(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len, 
 	m.start = start;
 	m.end = start + len;
 	m.pgoff = pgoff;
-	m.dso = dso_get(s, filename);
+	m.dso = dso_get(s, name ? name : "", name_len);
 	if (!m.dso)
 		return -ENOMEM;
+	proc_touch(s, p);
 	return proc_insert(p, &m);
+}
+
+int pm_sym_add_map(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		   const char *filename)
+{
+	if (!s || !filename)
+		return pm__err(EINVAL, "pm_sym_add_map: NULL argument");
+	return pm_sym_add_map_len(s, pid, start, len, pgoff, filename, strlen(filename));
 }
 
 int pm_sym_load_proc_maps(pm_symbolizer *s, int32_t pid)
@@ -434,6 +473,7 @@ int pm_sym_fork(pm_symbolizer *s, int32_t parent, int32_t child)
 	pp = proc_find(s, parent);
 	cp->n = 0;
 	cp->dead = false;
+	proc_touch(s, cp);
 	if (!pp)
 		return 0;
 	rc = proc_reserve(cp, pp->n);
@@ -455,6 +495,7 @@ int pm_sym_exec(pm_symbolizer *s, int32_t pid)
 	if (p) {
 		p->n = 0;
 		p->dead = false;
+		proc_touch(s, p);
 	}
 	return 0;
 }

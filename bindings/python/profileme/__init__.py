@@ -767,9 +767,13 @@ class PerfData:
         ``[PALcode]``, an IBS op at a valid IbsOpRip.  Uses the recording's
         MMAP/MMAP2 records and the ELF files they name (under ``symfs`` when
         given, as the CLI's --symfs), and kallsyms for kernel addresses
-        (``kallsyms``: another file than /proc/kallsyms).  Each distinct
-        (pid, address, mode) is looked up once.  Modest by design: the maps
-        are those at the end of the recording."""
+        (``kallsyms``: another file than /proc/kallsyms; this machine's only
+        for a recording of the running kernel).  The library's one policy
+        (docs/symbol.md), the one ``profileme script`` and ``report`` use:
+        each row sees the maps as they were at its time (a process that
+        execs is charged to the old program before the exec, to the new one
+        after), each distinct (pid, maps, address, mode) is looked up once.
+        A recording without sample times uses the maps at its end."""
         if samples is None:
             samples = self.samples()
         _check_samples(samples, "symbolize()")
@@ -786,28 +790,42 @@ class PerfData:
                 # the charged address's own mode: 1 kernel, 2 user, 255 PALcode
                 by_mode = np.array([2, 1, 255] + [0] * 253, dtype=np.uint8)
                 mode = np.where(a["attributed"], by_mode[a["charge_mode"]], mode)
-        return self._lookup(samples["pid"], ip, mode, symfs, kallsyms)
+        time = samples["time"] if "time" in samples.dtype.names and self._all_timed() else None
+        return self._lookup(samples["pid"], ip, mode, symfs, kallsyms, time)
 
-    def _lookup(self, pid, ip, mode, symfs, kallsyms):
-        keys = np.empty(len(pid), dtype=[("pid", "i4"), ("ip", "u8"), ("cpumode", "u1")])
-        keys["pid"] = pid.astype(np.int32)
-        keys["ip"] = ip
-        keys["cpumode"] = mode
-        uniq, inverse = np.unique(keys, return_inverse=True)
+    def _all_timed(self):
+        """Do the samples of every event carry PERF_SAMPLE_TIME?  Then a row
+        is symbolized with the maps of its time; otherwise with those at the
+        end of the recording."""
+        return bool(self.events) and all(
+            e is not None and "sample_type" in e and int(e["sample_type"], 16) & (1 << 2)
+            for e in self.events)
+
+    def _lookup(self, pid, ip, mode, symfs, kallsyms, time=None):
+        # One C call: the library replays the records and resolves each row
+        # with the maps of its time, each distinct (pid, maps, ip) once.
+        pid = np.ascontiguousarray(pid, dtype=np.int32)
+        ip = np.ascontiguousarray(ip, dtype=np.uint64)
+        mode = np.ascontiguousarray(mode, dtype=np.uint8)
+        if time is not None:
+            time = np.ascontiguousarray(time, dtype=np.uint64)
         f, own = self._fresh()
         try:
             with _named(self.name):
-                res = _c.symbolize(f, np.ascontiguousarray(uniq["pid"]),
-                                   np.ascontiguousarray(uniq["ip"]),
-                                   np.ascontiguousarray(uniq["cpumode"]),
-                                   _opt_str(symfs, "symfs"), _opt_str(kallsyms, "kallsyms"))
+                idx, table = _c.symbolize(f, pid, ip, mode, time,
+                                          _opt_str(symfs, "symfs"), _opt_str(kallsyms, "kallsyms"))
         finally:
             if own:
                 _c.file_close(f)
-        sym = np.array([r[0] for r in res], dtype=object)
-        dso = np.array([r[1] for r in res], dtype=object)
-        off = np.array([r[2] for r in res], dtype=np.uint64)
-        return sym[inverse], dso[inverse], off[inverse]
+        inverse = np.frombuffer(idx, dtype=np.uint32)
+        sym = np.array([r[0] for r in table], dtype=object)
+        dso = np.array([r[1] for r in table], dtype=object)
+        off = np.array([r[2] for r in table], dtype=np.uint64)
+        off = off[inverse]
+        pal = mode == 255
+        if pal.any():
+            off[pal] = ip[pal]   # a PALcode address is its own offset
+        return sym[inverse], dso[inverse], off
 
     def hotspots(self, top=20, samples=None, weight="period", by=("symbol", "dso"), symfs=None,
                  kallsyms=None, event=None):
