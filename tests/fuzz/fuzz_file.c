@@ -84,6 +84,21 @@ static void walk_header(pm_file *f)
 			(void)pm_file_attr_of_id(f, ids[k]);
 	}
 	PM_FUZZ_ASSERT(pm_file_attr(f, na) == NULL);
+	/* tracing data: every format and field */
+	(void)pm_file_tracing_info(f, NULL, NULL, NULL, NULL);
+	(void)pm_file_tracing_error(f);
+	for (int t = 0; t < 6; t++)
+		(void)pm_file_tracing_text(f, t, NULL);
+	for (size_t i = 0; i < pm_file_nr_tp_formats(f) && i < 64; i++) {
+		size_t nf = 0;
+		PM_FUZZ_ASSERT(pm_file_tp_format(f, i, NULL, NULL, NULL, &nf) == 0);
+		(void)pm_file_tp_print_fmt(f, i);
+		for (size_t k = 0; k <= nf && k < 64; k++) {
+			struct pm_tp_field fd = { .sz = sizeof(fd) };
+			int r = pm_file_tp_field(f, i, k, &fd);
+			PM_FUZZ_ASSERT(k < nf ? r == 0 && fd.name && fd.type : r == -ENOENT);
+		}
+	}
 
 	for (unsigned feat = 0; feat < PM_FEAT_BITS + 2; feat++) {
 		(void)pm_file_has_feature(f, feat);
@@ -167,6 +182,25 @@ static void walk_records(pm_file *f)
 					sink ^= s.raw.data[k];
 				(void)sink;
 			}
+			/* a tracepoint's fields from the file's formats */
+			int fi = src == 0 && rec.attr_idx >= 0 ?
+				 pm_file_tp_format_of_attr(f, (size_t)rec.attr_idx) : -1;
+			if (fi >= 0) {
+				char js[512];
+				size_t nf = 0;
+				int jn = pm_file_tp_format_json(f, (size_t)fi, s.raw.data, s.raw.size, js,
+								sizeof(js));
+				PM_FUZZ_ASSERT(jn < 0 ||
+					       js[(size_t)jn < sizeof(js) ? (size_t)jn : sizeof(js) - 1] == 0);
+				(void)pm_file_tp_format(f, (size_t)fi, NULL, NULL, NULL, &nf);
+				for (size_t k = 0; k < nf && k < 64; k++) {
+					struct pm_tp_value tv = { .sz = sizeof(tv) };
+					if (pm_file_tp_value(f, (size_t)fi, k, s.raw.data, s.raw.size,
+							     &tv) == 0 && tv.kind == PM_TP_VALUE_ARRAY)
+						for (uint32_t e = 0; e < tv.nelem && e < 64; e++)
+							(void)pm_tp_value_elem(&tv, e);
+				}
+			}
 		}
 	}
 	if (rc < 0) {
@@ -176,6 +210,7 @@ static void walk_records(pm_file *f)
 		PM_FUZZ_ASSERT(pm_file_next(f, &rec) == rc);
 		(void)pm_file_error_offset(f);
 	}
+	(void)pm_file_end_status(f, NULL, NULL);
 }
 
 static void walk_rows(pm_file *f)

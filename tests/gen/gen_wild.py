@@ -485,7 +485,7 @@ def main(argv=None):
     ap.add_argument("--attr", action="append", default=[])
     ap.add_argument("--attr-file", help="more --attr specs, one per line")
     ap.add_argument("--pmu-map", action="append", default=[], help="TYPE:NAME for PMU_MAPPINGS")
-    ap.add_argument("--attr-size", type=int, default=120)
+    ap.add_argument("--attr-size", type=int, default=104)
     ap.add_argument("--v1-header", type=int, default=72, choices=[72, 104])
     ap.add_argument("--cut", type=int, default=0)
     ap.add_argument("--junk", type=int, default=0)

@@ -395,6 +395,64 @@ static int call_writer_opts(void *p)
 	return rc;
 }
 
+/* A tracepoint recording written with the fixture tracefs (sched_switch, id
+ * 372), so that the file carries its format. */
+static int tp_file(pm_file **f, char *path)
+{
+	struct pm_writer_opts o = { .sz = sizeof(o) };
+	struct pm_attr a;
+	pm_writer *w = NULL;
+	uint64_t id = 1;
+	int fd = mkstemp(path), rc;
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	o.tracefs = PM_TEST_SRCDIR "/tests/fixtures/sysfs/tracing/kernel/tracing";
+	pm_attr_init(&a);
+	a.type = PM_TYPE_TRACEPOINT;
+	a.config = 372;
+	a.sample_period = 1;
+	a.sample_type = PM_SAMPLE_RAW | PM_SAMPLE_TIME;
+	rc = pm_writer_open(&w, path, &o);
+	if (!rc)
+		rc = pm_writer_add_attr(w, &a, "sched:sched_switch", &id, 1);
+	if (!rc)
+		rc = pm_writer_begin(w);
+	if (!rc)
+		rc = pm_writer_finish(w);
+	pm_writer_close(w);
+	if (!rc)
+		rc = pm_file_open(f, path, NULL);
+	unlink(path);
+	return rc;
+}
+
+static int call_tp_field(void *p)
+{
+	char path[] = "/tmp/pm_check_structsize.XXXXXX";
+	pm_file *f = NULL;
+	int rc = tp_file(&f, path);
+
+	if (rc == 0)
+		rc = pm_file_tp_field(f, 0, 4, p);
+	pm_file_close(f);
+	return rc;
+}
+
+static int call_tp_value(void *p)
+{
+	static const uint8_t raw[256];
+	char path[] = "/tmp/pm_check_structsize.XXXXXX";
+	pm_file *f = NULL;
+	int rc = tp_file(&f, path);
+
+	if (rc == 0)
+		rc = pm_file_tp_value(f, 0, 4, raw, sizeof(raw), p);
+	pm_file_close(f);
+	return rc;
+}
+
 /* Symbolizer: this test program's own mappings. */
 static int sym_open(pm_symbolizer **s, const void *opts)
 {
@@ -490,6 +548,8 @@ static const struct case_ cases[] = {
 	C(pm_sym_result, PM_SYM_RESULT_SZ_V1, reserved, 1, call_sym_result),
 	C(pm_sym_def, PM_SYM_DEF_SZ_V1, reserved, 1, call_sym_def),
 	C(pm_sym_diag, PM_SYM_DIAG_SZ_V1, err, 1, call_sym_diag),
+	C(pm_tp_field, PM_TP_FIELD_SZ_V1, reserved, 1, call_tp_field),
+	C(pm_tp_value, PM_TP_VALUE_SZ_V1, big_endian, 1, call_tp_value),
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -519,9 +579,7 @@ static uint8_t *block(const struct case_ *c, size_t sz, size_t guard)
 /* The known size of every struct is at least its sz member plus one. */
 /* Sized structs of the headers that this table does not exercise, and why. */
 static const char *const elsewhere[] = {
-	"pm_stack",    /* filled by the library and handed to a callback: the caller never sets sz */
-	"pm_tp_field", /* needs a recording with tracing data: tests/unit/check_file.c */
-	"pm_tp_value", /* likewise */
+	"pm_stack", /* filled by the library and handed to a callback: the caller never sets sz */
 };
 
 static int in_cases(const char *name, size_t len)
