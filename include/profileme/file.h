@@ -17,7 +17,9 @@
  * >= 64) are handed out as they are read.  The buffer is bounded by
  * pm_file_opts::reorder_max_bytes (default 64 MiB): when it is exceeded the
  * older half (by time) is released early, as perf does with its
- * `ordered_events` memory limit.  With pm_file_opts::raw_order the records
+ * `ordered_events` memory limit.  The bound counts each record's bytes + 32;
+ * with the queue entries and chunk slack a full buffer takes about 2.1 times
+ * that (docs/file.md has the measured figures).  With pm_file_opts::raw_order the records
  * come out in file order and no buffering happens.
  *
  * Byte order.  A file written on a machine of the other byte order is read
