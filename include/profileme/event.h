@@ -39,6 +39,9 @@
  *     or sizeof(long) for x; sample_period 1);
  *   - groups `{e1,e2}:mods` and named groups `name{e1,e2}`; a group's `D` and
  *     `e` pin or make exclusive its leader only, as perf;
+ *   - `intel_pt/.../` starts from perf's default config (tsc; mtc and
+ *     mtc_period=3 when caps/mtc; psb_period=3 when caps/psb_cyc; pt;
+ *     branch), which the user's terms override;
  *   - inside `pmu/.../`: `event=NAME` names an event of the PMU (perf's
  *     term=alias form), a bare `config`..`config3` is 1, and a bare `rNNN` sets
  *     config, as perf does;

@@ -918,6 +918,40 @@ static int build_pmu_event(struct parser *p, struct pm_event *ev, const pm_pmu *
 		}
 	}
 
+	/* A PMU's default config, under the user's terms: intel_pt gets perf's
+	 * tsc, mtc and mtc_period=3 (when caps/mtc), psb_period=3 (when
+	 * caps/psb_cyc), pt and branch. */
+	if (!strcmp(pm_pmu_name(pmu), "intel_pt")) {
+		const char *mtc = pm_pmu_cap_find(pmu, "mtc");
+		const char *psb = pm_pmu_cap_find(pmu, "psb_cyc");
+		static const struct {
+			const char *name;
+			uint64_t val;
+			int cap; /* 0 always, 1 caps/mtc, 2 caps/psb_cyc */
+		} def[] = { { "tsc", 1, 0 },	    { "mtc", 1, 1 }, { "mtc_period", 3, 1 },
+			    { "psb_period", 3, 2 }, { "pt", 1, 0 },  { "branch", 1, 0 } };
+		struct assign *nas_arr = pm__reallocarray(as, nas + PM_ARRAY_SIZE(def), sizeof(*as));
+
+		if (!nas_arr) {
+			rc = perr(p, ev->pos, ENOMEM, "out of memory");
+			goto out;
+		}
+		as = nas_arr;
+		cap = nas + PM_ARRAY_SIZE(def);
+		for (size_t k = 0; k < PM_ARRAY_SIZE(def); k++) {
+			const pm_format *fmt = pm_pmu_format_find(pmu, def[k].name);
+			const char *c = def[k].cap == 1 ? mtc : def[k].cap == 2 ? psb : "1";
+			struct assign a = { fmt, def[k].val, ev->pos, false, "intel_pt default" };
+
+			if (!fmt || !c || !strtoull(c, NULL, 0))
+				continue;
+			if (assign_set(as, &nas, cap, &a)) {
+				rc = perr(p, ev->pos, ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+	}
+
 	/* Encode, each field replacing the bits of its mask. */
 	for (size_t i = 0; i < nas; i++) {
 		uint64_t bits = 0, mask = pm_format_mask(as[i].fmt);

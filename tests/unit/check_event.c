@@ -1258,6 +1258,14 @@ START_TEST(test_perf_grammar)
 	ck_assert(!HAS(a, PM_ATTR_EXCLUSIVE));
 	ck_assert_int_eq(parse(pl, "{cycles,instructions}:W"), 0);
 	ck_assert(flags_of(0) & PM_EVENT_WEAK_GROUP);
+	/* intel_pt's default config (tsc, mtc, mtc_period=3, psb_period=3, pt,
+	 * branch from the fixture's format/ and caps/), under the user's terms */
+	a = attr_of(pl, "intel_pt//u");
+	ck_assert_uint_eq(a.config, (1ULL << 10) | (1ULL << 9) | (3ULL << 14) | (3ULL << 24) |
+					    1 | (1ULL << 13));
+	a = attr_of(pl, "intel_pt/tsc=0,cyc/");
+	ck_assert_uint_eq(a.config, (1ULL << 9) | (3ULL << 14) | (3ULL << 24) | 1 | (1ULL << 13) |
+					    (1ULL << 1));
 	/* PMU wildcard: uncore_imc_0 (type 13) and uncore_imc_1 (14) */
 	ck_assert_int_eq(parse(pl, "uncore_imc/clockticks/k"), 0);
 	ck_assert_uint_eq(pm_event_list_count(list), 2);
