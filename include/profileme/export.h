@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /**
  * @file profileme/export.h
- * @brief Fixed-layout columnar batches of samples for bulk consumers.
+ * @brief Samples for other consumers: columnar batches (bulk readers), pprof
+ *        profiles, folded stacks and symbolized stacks (pm_export_*).
  *
  * A ::pm_columns reads the samples of a ::pm_file into caller-owned column
  * buffers, one buffer per column, a batch at a time: no allocation per
