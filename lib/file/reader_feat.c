@@ -106,6 +106,48 @@ static int pmf_add_cap(pm_file *f, const char *pmu, char *name, char *value)
 	return 0;
 }
 
+/*
+ * Very old perf wrote BUILD_ID entries without the pid: header(8)
+ * build_id[24] filename[].  Read as the current layout, the filename
+ * "[kernel.kallsyms]" then starts 4 bytes in, "nel.kallsyms]", which is
+ * how perf tells them apart (perf_header__read_build_ids).
+ */
+static bool bid_old_layout(const uint8_t *raw, size_t len, bool be)
+{
+	for (size_t pos = 0; pm__fits(pos, 8, len);) {
+		uint16_t size = pm__ld16(raw + pos + 6, be);
+
+		if (size < 8 || !pm__fits(pos, size, len))
+			return false;
+		if (size >= 36 + 13 && !memcmp(raw + pos + 36, "nel.kallsyms]", 13))
+			return true;
+		pos += size;
+	}
+	return false;
+}
+
+static int pmf_add_old_build_id(pm_file *f, const uint8_t *rec, size_t len)
+{
+	struct pmf_bid *n, *b;
+
+	if (len < 32)
+		return 0;
+	n = pm__reallocarray(f->bids, f->nbids + 1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	f->bids = n;
+	b = &n[f->nbids];
+	b->misc = pm__ld16(rec + 4, f->be);
+	b->pid = -1;
+	memcpy(b->id, rec + 8, 20);
+	b->len = 20;
+	b->file = pm__strndup((const char *)rec + 32, strnlen((const char *)rec + 32, len - 32));
+	if (!b->file)
+		return -ENOMEM;
+	f->nbids++;
+	return 0;
+}
+
 int pmf_add_build_id(pm_file *f, const uint8_t *rec, size_t len, bool be)
 {
 	struct pmf_bid *n, *b;
@@ -326,6 +368,7 @@ void pmf_feat_decode(pm_file *f, unsigned feat)
 	}
 	case PM_FEAT_BUILD_ID: {
 		size_t pos = 0;
+		bool old = bid_old_layout(ft->raw, ft->len, f->be);
 
 		while (pm__fits(pos, 8, ft->len)) {
 			uint16_t size = pm__ld16(ft->raw + pos + 6, f->be);
@@ -334,7 +377,8 @@ void pmf_feat_decode(pm_file *f, unsigned feat)
 				c.bad = true;
 				break;
 			}
-			if (pmf_add_build_id(f, ft->raw + pos, size, f->be))
+			if (old ? pmf_add_old_build_id(f, ft->raw + pos, size)
+				: pmf_add_build_id(f, ft->raw + pos, size, f->be))
 				break;
 			pos += size;
 		}

@@ -388,6 +388,15 @@ def gen_perffile(args):
         w = W(be)
         perf_string(w, "wild-v1")
         feats[FEAT_HOSTNAME] = bytes(w.b)
+        # BUILD_ID entries in the oldest layout (no pid): header, build_id[24], name
+        w = W(be)
+        for k, name in enumerate(("[kernel.kallsyms]", "/usr/bin/wildapp")):
+            body = bytes(range(k * 20, k * 20 + 20)) + b"\0" * 4
+            nm = name.encode() + b"\0"
+            nm += b"\0" * (-len(nm) % 8)
+            w.put("IHH", 0, 1 if k == 0 else 2, 8 + len(body) + len(nm))
+            w.raw(body + nm)
+        feats[2] = bytes(w.b)
     out = file_mode(be, [(a, [7])], data, feats, attr_size=asz + 16, magic=b"PERFFILE",
                     hdr_size=args.v1_header)
     exp = [{"ip": 0x401000 + 16 * i, "time": 1000000 + 1000 * i} for i in range(args.samples)]
@@ -424,7 +433,8 @@ def gen_simpleperf(args):
 def gen_pipecut(args):
     st = SAMPLE_IP | SAMPLE_TID | SAMPLE_TIME | SAMPLE_PERIOD
     a = dict(type=1, config=1, sample_type=st, sample_period=250000, flags=1 << F_DISABLED)
-    out = bytearray(struct.pack("<QQ", MAGIC2, 16))
+    out = bytearray((b"PERFFILE" if args.v1_magic else struct.pack("<Q", MAGIC2)) +
+                    struct.pack("<Q", 16))
     w = W(False)
     w.raw(attr_bytes(False, a))
     w.put("Q", 7)
@@ -493,6 +503,7 @@ def main(argv=None):
     ap.add_argument("--zero-at", type=int)
     ap.add_argument("--extra-types", type=lambda v: [int(x) for x in v.split(",")], default=[])
     ap.add_argument("--compress2", action="store_true")
+    ap.add_argument("--v1-magic", action="store_true", help="pipecut: a PERFFILE pipe header")
     args = ap.parse_args(argv)
     if args.attr_file:
         args.attr += [x.strip() for x in open(args.attr_file) if x.strip()]

@@ -11,7 +11,8 @@ read by `profileme script` / `report` and, where it reads them, the real perf.
 - PERFFILE (version 1) files: every attr size perf wrote (VER0..VER4), both
   byte orders, 72- and 104-byte headers, read as perf 6.1 reads them (perf
   reads each too); an attr_size perf never wrote is refused with the reason
-  and the offset.
+  and the offset; the oldest BUILD_ID layout (no pid) is recognised as perf
+  recognises it (perf buildid-list agrees).
 - 136-byte attrs (VER8), the record types perf 6.16 knows (BPF_METADATA,
   SCHEDSTAT_*, AUX_OUTPUT_HW_ID, CALLCHAIN_DEFERRED) and COMPRESSED2 read.
 - a simpleperf-shaped file is refused with a "simpleperf file" message.
@@ -130,6 +131,20 @@ def check_formats(prof, perf, src, work):
                 if samples_of(prof, path) != want:
                     fail("PERFFILE attr %d %s header %s: samples differ" % (asz, be, hdr))
                 hdr_out = run([prof, "script", "--header", "-i", path]).stdout
+                if hdr == "104":
+                    # the oldest BUILD_ID layout (no pid), recognised as perf does
+                    want_ids = ["# build id: %s [kernel.kallsyms] (pid -1)" %
+                                bytes(range(0, 20)).hex(),
+                                "# build id: %s /usr/bin/wildapp (pid -1)" %
+                                bytes(range(20, 40)).hex()]
+                    if [x for x in hdr_out.splitlines() if x.startswith("# build id")] != want_ids:
+                        fail("old BUILD_ID layout: %r" % hdr_out)
+                    if perf:
+                        r = run([perf, "buildid-list", "-i", path])
+                        for k, nm in ((0, "[kernel.kallsyms]"), (20, "/usr/bin/wildapp")):
+                            if "%s %s" % (bytes(range(k, k + 20)).hex(), nm) not in r.stdout:
+                                fail("perf buildid-list disagrees with the generator: %r"
+                                     % r.stdout)
                 if "version 1 (PERFFILE)" not in hdr_out or \
                         ("big endian" if be else "little endian") not in hdr_out:
                     fail("PERFFILE: --header says %r" % hdr_out.splitlines()[:2])
@@ -139,6 +154,14 @@ def check_formats(prof, perf, src, work):
                         fail("PERFFILE attr %d: perf reads %d samples (exit %d)" %
                              (asz, len(r.stdout.splitlines()), r.returncode))
                 n += 1
+    # a PERFFILE pipe stream (byte order from its header size 16)
+    path, exp = gen(src, work, "v1_pipe.data", "pipecut", "--samples", "5", "--v1-magic")
+    if samples_of(prof, path) != [(e["ip"], e["time"]) for e in exp["samples"]]:
+        fail("PERFFILE pipe stream: samples differ")
+    if perf:
+        r = run([perf, "script", "-i", path])
+        if r.returncode != 0 or len(r.stdout.splitlines()) != 5:
+            fail("PERFFILE pipe stream: perf reads %d samples" % len(r.stdout.splitlines()))
     # a PERFFILE whose attr_size perf never wrote: refused with the reason and offset
     path, _ = gen(src, work, "v1_bad.data", "perffile", "--attr-size", "184")
     r = run([prof, "script", "-i", path])
