@@ -4,10 +4,8 @@
 Records build/bin/workload 800 with the real perf tool and with
 `profileme record` (perf record -e task-clock -c 100000), then compares the
 per-symbol sample counts: exact equality for the workload's own symbols, its
-shared libraries and (when kallsyms is readable) the kernel.  Known,
-documented differences (docs/report.md): perf synthesizes `@plt` symbols for
-PLT stubs and reads the vDSO image from memory; profileme shows both as
-`[unknown]` in their module.  usage: test_report_vs_perf.py PROFILEME SRCDIR BUILDDIR
+shared libraries, PLT slots (`name@plt`, `@plt`), the vDSO and (when kallsyms
+is readable) the kernel (docs/symbol.md).  usage: test_report_vs_perf.py PROFILEME SRCDIR BUILDDIR
 """
 import json
 import os
@@ -96,8 +94,8 @@ def compare(data, label):
         dso, level = module_of.get(name, ("?", "?"))
         if name in multi:
             continue        # module totals below
-        if name == "@plt" or name.startswith("0x") or dso == "[vdso]":
-            continue        # documented: perf-only PLT/vDSO symbols, raw addresses
+        if name.startswith("0x"):
+            continue        # raw addresses
         if name == "_init":
             # documented: _init has size 0; perf stretches it to the next
             # symbol, over .plt and .plt.got, while profileme stops it at the

@@ -6,6 +6,7 @@
  * sizes, hand-written kallsyms fixtures and the real /proc/kallsyms.
  */
 #include <profileme/common.h>
+#include <profileme/record.h>
 #include <profileme/symbol.h>
 
 #include <stdio.h>
@@ -864,6 +865,153 @@ START_TEST(test_api_contract)
 }
 END_TEST
 
+
+/* pm_sym_add_record(): the policy of docs/symbol.md, record by record.  The
+ * maps are "//anon"-style names (no file is opened): the dso of a lookup
+ * says which map covers the address. */
+static struct pm_record mk_mmap(uint32_t type, uint16_t misc, uint32_t pid, uint64_t addr, uint64_t len,
+				uint32_t prot, const char *name, uint32_t name_len)
+{
+	struct pm_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.sz = sizeof(r);
+	r.header.type = type;
+	r.header.misc = misc;
+	r.mmap.pid = r.mmap.tid = pid;
+	r.mmap.addr = addr;
+	r.mmap.len = len;
+	r.mmap.prot = prot;
+	r.mmap.filename = name;
+	r.mmap.filename_len = name_len;
+	return r;
+}
+
+static struct pm_record mk_task(uint32_t type, uint16_t misc, uint32_t pid, uint32_t ppid, uint32_t tid)
+{
+	struct pm_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.sz = sizeof(r);
+	r.header.type = type;
+	r.header.misc = misc;
+	if (type == PM_RECORD_COMM) {
+		r.comm.pid = pid;
+		r.comm.tid = tid;
+		r.comm.comm = "x";
+		r.comm.comm_len = 1;
+	} else {
+		r.task.pid = pid;
+		r.task.ppid = ppid;
+		r.task.tid = tid;
+		r.task.ptid = ppid;
+	}
+	return r;
+}
+
+static const char *dso_at(pm_symbolizer *s, int32_t pid, uint64_t addr)
+{
+	return lookup(s, pid, addr, PM_SYM_LOOKUP_USER).dso;
+}
+
+START_TEST(test_add_record_policy)
+{
+	pm_symbolizer *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
+	/* a name field that is not NUL-terminated: only name_len bytes count */
+	static const char field[] = { '/', '/', 'a', 'n', 'o', 'n', 'X', 'Y' };
+	struct pm_record r;
+
+	r = mk_mmap(PM_RECORD_MMAP, 0, 10, 0x1000, 0x1000, 0, field, 6);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 1);
+	ck_assert_str_eq(dso_at(s, 10, 0x1800), "//anon");
+	/* data mappings are no code: MMAP_DATA, or an MMAP2 without PROT_EXEC */
+	r = mk_mmap(PM_RECORD_MMAP, PM_RECORD_MISC_MMAP_DATA, 10, 0x1000, 0x1000, 0, "//data", 6);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 0);
+	r = mk_mmap(PM_RECORD_MMAP2, 0, 10, 0x1400, 0x100, 0x1 | 0x2, "//rw", 4);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 0);
+	ck_assert_str_eq(dso_at(s, 10, 0x1450), "//anon");
+	r = mk_mmap(PM_RECORD_MMAP2, 0, 10, 0x3000, 0x1000, 0x1 | 0x4, "//code2", 7);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 1);
+	ck_assert_str_eq(dso_at(s, 10, 0x3000), "//code2");
+	r = mk_mmap(PM_RECORD_MMAP, 0, 10, 0x5000, 0, 0, "//empty", 7);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 0); /* length 0 */
+	/* fork of a process inherits; a new thread changes nothing */
+	r = mk_task(PM_RECORD_FORK, 0, 11, 10, 11);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 1);
+	ck_assert_str_eq(dso_at(s, 11, 0x1800), "//anon");
+	r = mk_task(PM_RECORD_FORK, 0, 10, 10, 12);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 0);
+	/* a thread's exit keeps the process; a COMM without exec changes nothing */
+	r = mk_task(PM_RECORD_EXIT, 0, 10, 10, 12);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 0);
+	r = mk_task(PM_RECORD_COMM, 0, 10, 0, 10);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 0);
+	ck_assert_str_eq(dso_at(s, 10, 0x1800), "//anon");
+	/* exec of the process: its maps are gone, the child's stay */
+	r = mk_task(PM_RECORD_COMM, PM_RECORD_MISC_COMM_EXEC, 10, 0, 10);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 1);
+	ck_assert_str_eq(dso_at(s, 10, 0x1800), "[unknown]");
+	ck_assert_str_eq(dso_at(s, 11, 0x1800), "//anon");
+	/* the process's exit: maps kept for late samples, dropped on reuse */
+	r = mk_task(PM_RECORD_EXIT, 0, 11, 10, 11);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 1);
+	ck_assert_str_eq(dso_at(s, 11, 0x1800), "//anon");
+	r = mk_mmap(PM_RECORD_MMAP, 0, 11, 0x9000, 0x1000, 0, "//new", 5);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 1);
+	ck_assert_str_eq(dso_at(s, 11, 0x1800), "[unknown]");
+	/* other records are ignored; bad arguments refused */
+	r = mk_task(PM_RECORD_LOST, 0, 1, 1, 1);
+	ck_assert_int_eq(pm_sym_add_record(s, &r), 0);
+	ck_assert_int_eq(pm_sym_add_record(NULL, &r), -EINVAL);
+	ck_assert_int_eq(pm_sym_add_record(s, NULL), -EINVAL);
+	r.sz = 8;
+	ck_assert_int_eq(pm_sym_add_record(s, &r), -EINVAL);
+	/* pm_sym_add_map_len: names too long refused, an embedded NUL ends the name */
+	ck_assert_int_eq(pm_sym_add_map_len(s, 12, 0x1000, 0x10, 0, "//a\0bc", 6), 0);
+	ck_assert_str_eq(dso_at(s, 12, 0x1000), "//a");
+	ck_assert_int_eq(pm_sym_add_map_len(s, 12, 0x1000, 0x10, 0, field, PM_SYM_NAME_MAX + 1), -EINVAL);
+	ck_assert_int_eq(pm_sym_add_map_len(s, 12, 0x1000, 0, 0, field, 6), -EINVAL);
+	pm_sym_close(s);
+}
+END_TEST
+
+/* PLT slots are named "name@plt" at the addresses objdump labels them. */
+START_TEST(test_plt_symbols)
+{
+	pm_symbolizer *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
+	char cmd[PATH_MAX + 64], line[512], real[PATH_MAX];
+	unsigned checked = 0;
+	FILE *p;
+
+	must_realpath(NOPIE, real);
+	/* ET_EXEC: file addresses are run-time addresses; map the whole file at 0x400000 */
+	ck_assert_int_eq(pm_sym_add_map(s, 1, 0x400000, 0x100000, 0, real), 0);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec '%s' 2>/dev/null", real);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long a;
+		char name[256];
+		struct pm_sym_result r;
+
+		size_t nl;
+
+		/* "<x@plt>:" is a slot; objdump labels PLT0 "<x@plt-0x10>" */
+		if (sscanf(line, "%llx <%255[^>]>:", &a, name) != 2 || (nl = strlen(name)) < 4 ||
+		    strcmp(name + nl - 4, "@plt") != 0)
+			continue;
+		r = lookup(s, 1, a + 2, PM_SYM_LOOKUP_USER);
+		ck_assert_str_eq(r.name, name);
+		ck_assert_uint_eq(r.offset, 2);
+		checked++;
+	}
+	pclose(p);
+	/* the workload calls printf(): at least that slot */
+	ck_assert_msg(checked > 0, "objdump shows no @plt slot in %s", real);
+	pm_sym_close(s);
+}
+END_TEST
+
 static Suite *symbol_suite(void)
 {
 	Suite *s = suite_create("symbol");
@@ -883,6 +1031,8 @@ static Suite *symbol_suite(void)
 	tcase_add_test(tc, test_kallsyms_restricted);
 	tcase_add_test(tc, test_kallsyms_real);
 	tcase_add_test(tc, test_api_contract);
+	tcase_add_test(tc, test_add_record_policy);
+	tcase_add_test(tc, test_plt_symbols);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -798,7 +798,8 @@ class PerfData:
         is symbolized with the maps of its time; otherwise with those at the
         end of the recording."""
         return bool(self.events) and all(
-            e is not None and "sample_type" in e and int(e["sample_type"], 16) & (1 << 2)
+            e is not None and e.get("attr") is not None and
+            int(e["attr"]["sample_type"], 16) & (1 << 2)
             for e in self.events)
 
     def _lookup(self, pid, ip, mode, symfs, kallsyms, time=None):
