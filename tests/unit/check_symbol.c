@@ -6,6 +6,7 @@
  * sizes, hand-written kallsyms fixtures and the real /proc/kallsyms.
  */
 #include <profileme/common.h>
+#include <profileme/file.h>
 #include <profileme/record.h>
 #include <profileme/symbol.h>
 
@@ -1012,6 +1013,115 @@ START_TEST(test_plt_symbols)
 }
 END_TEST
 
+
+/* pm_sym_open_file(): the bundled synthetic recording says it is of an Alpha
+ * kernel "6.12.0-alpha-synthetic": this machine's kallsyms is refused unless
+ * a kallsyms file is given.  pm_sym_resolve_file() gives what feeding the
+ * records and looking up as one goes gives, by time and by sample ordinal. */
+#define SYN_DATA PM_TEST_SRCDIR "/examples/data/profileme-synthetic.data"
+#define SYN_SYMFS PM_TEST_SRCDIR "/examples/data/symfs"
+
+struct q {
+	int32_t *pid;
+	uint64_t *ip, *time, *ord;
+	uint8_t *mode;
+	const char **name, **dso;
+	size_t n;
+};
+
+START_TEST(test_open_file_and_resolve)
+{
+	struct pm_sym_opts o = { .sz = sizeof(o), .sysroot = SYN_SYMFS };
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	struct pm_sym_diag dg = { .sz = sizeof(dg) };
+	struct pm_sym_result r;
+	pm_symbolizer *s = NULL;
+	pm_file *f = NULL;
+	struct q q = {0};
+	uint32_t *idx;
+	bool foreign_diag = false;
+	int64_t nu;
+	size_t cap = 1024;
+
+	ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+	ck_assert_int_eq(pm_sym_open_file(&s, f, &o), 0);
+	ck_assert_int_eq(pm_sym_kernel_status(s), PM_SYM_KERNEL_FOREIGN);
+	for (int i = 0; i < pm_sym_diag_count(s); i++)
+		if (pm_sym_diag_get(s, (size_t)i, &dg) == 0 && dg.code == PM_SYM_DIAG_FOREIGN_KERNEL)
+			foreign_diag = strstr(dg.message, "alpha") != NULL;
+	ck_assert_msg(foreign_diag, "no foreign-kernel diagnostic naming the recorded arch");
+	r = lookup(s, -1, 0xffffffff81000000ull, PM_SYM_LOOKUP_KERNEL);
+	ck_assert_str_eq(r.name, "[unknown]");
+	pm_sym_close(s);
+	/* a kallsyms file given is used whatever the recording says */
+	o.kallsyms = SYN_SYMFS "/kallsyms";
+	ck_assert_int_eq(pm_sym_open_file(&s, f, &o), 0);
+	ck_assert_int_eq(pm_sym_kernel_status(s), PM_SYM_KERNEL_OK);
+	pm_sym_close(s);
+	ck_assert_int_eq(pm_sym_open_file(&s, NULL, &o), -EINVAL);
+	ck_assert_ptr_null(s);
+	/* as one goes */
+	ck_assert_int_eq(pm_sym_open_file(&s, f, &o), 0);
+	q.pid = calloc(cap, 4); q.ip = calloc(cap, 8); q.time = calloc(cap, 8); q.ord = calloc(cap, 8);
+	q.mode = calloc(cap, 1); q.name = calloc(cap, sizeof(char *)); q.dso = calloc(cap, sizeof(char *));
+	while (pm_file_next(f, &rec) > 0) {
+		struct pm_record pr = { .sz = sizeof(pr) };
+		struct pm_sample sm = { .sz = sizeof(sm) };
+
+		if (rec.type != PM_RECORD_SAMPLE) {
+			if (pm_file_record_parse(f, &rec, &pr) == 0)
+				ck_assert_int_ge(pm_sym_add_record(s, &pr), 0);
+			continue;
+		}
+		ck_assert_uint_lt(q.n, cap);
+		if (pm_file_sample(f, &rec, &sm) == 0) {
+			q.pid[q.n] = (int32_t)sm.pid;
+			q.ip[q.n] = sm.ip;
+			q.time[q.n] = sm.time;
+			q.mode[q.n] = (uint8_t)(sm.misc & PM_RECORD_MISC_CPUMODE_MASK);
+			r = lookup(s, q.pid[q.n], sm.ip, q.mode[q.n] == PM_RECORD_MISC_KERNEL ?
+				   PM_SYM_LOOKUP_KERNEL : q.mode[q.n] == PM_RECORD_MISC_USER ?
+				   PM_SYM_LOOKUP_USER : 0);
+			q.name[q.n] = r.name;
+			q.dso[q.n] = r.dso;
+			q.ord[q.n] = q.n;
+			q.n++;
+		}
+	}
+	ck_assert_uint_gt(q.n, 100);
+	pm_file_close(f);
+	/* in bulk, by time and by ordinal, each with a fresh file */
+	idx = calloc(q.n, sizeof(*idx));
+	for (int pass = 0; pass < 2; pass++) {
+		pm_symbolizer *b = NULL;
+		size_t known = 0;
+
+		ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+		ck_assert_int_eq(pm_sym_open_file(&b, f, &o), 0);
+		nu = pm_sym_resolve_file(b, f, q.n, q.pid, q.ip, q.mode, pass ? q.ord : q.time,
+					 pass ? 0 : PM_SYM_WHEN_TIME, idx);
+		ck_assert_int_gt(nu, 0);
+		ck_assert_int_lt(nu, (int64_t)q.n); /* repeated addresses share a result */
+		for (size_t i = 0; i < q.n; i++) {
+			struct pm_sym_result br = { .sz = sizeof(br) };
+
+			ck_assert_int_eq(pm_sym_resolved_get(b, idx[i], &br), 0);
+			ck_assert_str_eq(br.name, q.name[i]);
+			ck_assert_str_eq(br.dso, q.dso[i]);
+			known += strcmp(br.name, "[unknown]") != 0;
+		}
+		ck_assert_uint_gt(known, q.n / 2);
+		ck_assert_int_eq(pm_sym_resolved_get(b, (size_t)nu, &r), -ERANGE);
+		pm_sym_close(b);
+		pm_file_close(f);
+	}
+	ck_assert_int_eq(pm_sym_resolve_file(s, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL), -EINVAL);
+	pm_sym_close(s);
+	free(idx);
+	free(q.pid); free(q.ip); free(q.time); free(q.ord); free(q.mode); free(q.name); free(q.dso);
+}
+END_TEST
+
 static Suite *symbol_suite(void)
 {
 	Suite *s = suite_create("symbol");
@@ -1033,6 +1143,7 @@ static Suite *symbol_suite(void)
 	tcase_add_test(tc, test_api_contract);
 	tcase_add_test(tc, test_add_record_policy);
 	tcase_add_test(tc, test_plt_symbols);
+	tcase_add_test(tc, test_open_file_and_resolve);
 	suite_add_tcase(s, tc);
 	return s;
 }
