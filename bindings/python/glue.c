@@ -539,6 +539,16 @@ PyObject *pmpy_file_features(pm_file *f)
 	if (pm_file_sample_time(f, &u, &v) == 0 &&
 	    pmpy_set(d, "sample_time", Py_BuildValue("(KK)", (unsigned long long)u, (unsigned long long)v)))
 		goto fail;
+	{
+		uint32_t clk = 0;
+		uint64_t w = 0;
+
+		/* the reference pair that turns sample times into wall-clock time */
+		if (pm_file_clock_data(f, &clk, &w, &u) == 0 &&
+		    pmpy_set(d, "clock_data", Py_BuildValue("{sIsKsK}", "clockid", (unsigned int)clk, "tod_ns",
+							    (unsigned long long)w, "clockid_ns", (unsigned long long)u)))
+			goto fail;
+	}
 	if (pm_file_has_feature(f, PM_FEAT_CMDLINE) > 0) {
 		const char *s;
 
@@ -1502,6 +1512,147 @@ PyObject *pmpy_file_callchains(pm_file *f, int event)
 		res = Py_BuildValue("(y#y#)", ips.p ? ips.p : "", (Py_ssize_t)ips.n, offs.p, (Py_ssize_t)offs.n);
 	free(ips.p);
 	free(offs.p);
+	return res;
+}
+
+/* The cpumode (PERF_RECORD_MISC_*) a PERF_CONTEXT_* marker starts, or -1
+ * for a marker that names none (PERF_CONTEXT_GUEST alone, USER_DEFERRED:
+ * the mode stays as it was). */
+static int pmpy_marker_mode(uint64_t ip)
+{
+	switch (ip) {
+	case PM_CONTEXT_HV:
+		return PM_RECORD_MISC_HYPERVISOR;
+	case PM_CONTEXT_KERNEL:
+		return PM_RECORD_MISC_KERNEL;
+	case PM_CONTEXT_USER:
+	case PM_CONTEXT_USER_DEFERRED:
+		return PM_RECORD_MISC_USER;
+	case PM_CONTEXT_GUEST_KERNEL:
+		return PM_RECORD_MISC_GUEST_KERNEL;
+	case PM_CONTEXT_GUEST_USER:
+		return PM_RECORD_MISC_GUEST_USER;
+	default:
+		return -1;
+	}
+}
+
+/* Callchain frames of the samples (of one attr index, or all when event <
+ * 0) as (bytes of native u64 ips, bytes of u8 cpumodes, bytes of native i64
+ * offsets): each frame's cpumode is that of the last context marker before
+ * it (the sample's own cpumode before any marker); markers are no frames. */
+PyObject *pmpy_file_callchain_frames(pm_file *f, int event)
+{
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	pmpy_buf ips = { 0 }, modes = { 0 }, offs = { 0 };
+	PyObject *res = NULL;
+	int rc = 0;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	rc = pmpy_grow(&offs, 8) ? -ENOMEM : 0;
+	if (!rc) {
+		memset(offs.p, 0, 8);
+		offs.n = 8;
+	}
+	while (!rc && (rc = pm_file_next(f, &rec)) > 0) {
+		struct pm_sample s = { .sz = sizeof(s) };
+		int64_t end;
+		uint8_t mode;
+
+		rc = 0;
+		if (rec.type != PM_RECORD_SAMPLE || (event >= 0 && rec.attr_idx != event))
+			continue;
+		if (pm_file_sample(f, &rec, &s))
+			continue;
+		mode = (uint8_t)(rec.misc & PM_RECORD_MISC_CPUMODE_MASK);
+		if (s.present & PM_SAMPLE_CALLCHAIN) {
+			for (uint64_t i = 0; i < s.callchain.nr; i++) {
+				uint64_t ip = 0;
+
+				if (pm_sample_callchain_ip(&s, i, &ip) < 0)
+					continue;
+				if (PM_CONTEXT_IS_MARKER(ip)) {
+					int m = pmpy_marker_mode(ip);
+
+					if (m >= 0)
+						mode = (uint8_t)m;
+					continue;
+				}
+				if (pmpy_grow(&ips, 8) || pmpy_grow(&modes, 1)) {
+					rc = -ENOMEM;
+					break;
+				}
+				memcpy(ips.p + ips.n, &ip, 8);
+				ips.n += 8;
+				modes.p[modes.n++] = (char)mode;
+			}
+		}
+		end = (int64_t)(ips.n / 8);
+		if (!rc && pmpy_grow(&offs, 8))
+			rc = -ENOMEM;
+		if (!rc) {
+			memcpy(offs.p + offs.n, &end, 8);
+			offs.n += 8;
+		}
+	}
+	Py_END_ALLOW_THREADS
+	if (rc == -ENOMEM)
+		PyErr_NoMemory();
+	else if (rc < 0)
+		pmpy_raise(rc, "reading callchains");
+	else
+		res = Py_BuildValue("(y#y#y#)", ips.p ? ips.p : "", (Py_ssize_t)ips.n, modes.p ? modes.p : "",
+				    (Py_ssize_t)modes.n, offs.p, (Py_ssize_t)offs.n);
+	free(ips.p);
+	free(modes.p);
+	free(offs.p);
+	return res;
+}
+
+/* The COMM and FORK records of a recording, in stream order, as a list of
+ * (kind, time, pid, tid, ptid, comm): kind "comm" (ptid 0) or "fork" (comm
+ * None; ptid the parent thread).  time is -1 when the record has none. */
+PyObject *pmpy_file_tasks(pm_file *f)
+{
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	PyObject *res;
+	int rc;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	res = PyList_New(0);
+	if (!res)
+		return NULL;
+	while ((rc = pm_file_next(f, &rec)) > 0) {
+		struct pm_record r = { .sz = sizeof(r) };
+		long long t = rec.time == PM_FILE_NO_TIME ? -1LL : (long long)rec.time;
+		PyObject *item;
+
+		if (rec.type != PM_RECORD_COMM && rec.type != PM_RECORD_FORK)
+			continue;
+		if (pm_file_record_parse(f, &rec, &r) < 0)
+			continue;
+		if (rec.type == PM_RECORD_COMM) {
+			size_t k = strnlen(r.comm.comm, r.comm.comm_len);
+
+			item = Py_BuildValue("(sLIIIN)", "comm", t, r.comm.pid, r.comm.tid, 0u,
+					     PyUnicode_DecodeUTF8(r.comm.comm, (Py_ssize_t)k, "replace"));
+		} else {
+			item = Py_BuildValue("(sLIIIO)", "fork", t, r.task.pid, r.task.tid, r.task.ptid, Py_None);
+		}
+		if (!item || PyList_Append(res, item) < 0) {
+			Py_XDECREF(item);
+			Py_DECREF(res);
+			return NULL;
+		}
+		Py_DECREF(item);
+	}
+	if (rc < 0) {
+		Py_DECREF(res);
+		return pmpy_raise(rc, "reading COMM records");
+	}
 	return res;
 }
 

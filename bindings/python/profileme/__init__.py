@@ -609,7 +609,8 @@ class PerfData:
                                         % (self.name, skipped)), stacklevel=3)
         return arr
 
-    def to_pandas(self, fields=None, event=None, partial=False, attribution=True):
+    def to_pandas(self, fields=None, event=None, partial=False, attribution=True, symbols=False,
+                  symfs=None, kallsyms=None, time_as=None):
         """The samples as a pandas DataFrame (columns as ``samples()``, dtypes
         in docs/python.md): ``event`` is a categorical of the event names,
         code columns are categoricals of their names, flags are bool, and the
@@ -626,9 +627,29 @@ class PerfData:
         PAL sample); for IBS ``exact`` and ``ip_differs`` (boolean).  In a
         recording of ibs_op and ibs_fetch events the op decoder's columns
         apply to the op rows (the fetch rows are NA there): ``event=`` gives
-        one event's own columns."""
+        one event's own columns.
+
+        ``symbols=True`` (or any of these names in ``fields``) adds ``comm``
+        (the thread's command name at the sample's time, from COMM and FORK
+        records; ":tid" as perf before any), ``dso`` (the basename of the
+        mapped file, "[kernel.kallsyms]" for the kernel, "[unknown]"),
+        ``sym`` and ``symoff`` (uint64, the offset in the symbol), the first
+        three categoricals; charged and looked up as ``symbolize()`` does
+        (``symfs``, ``kallsyms``), and cached per recording.
+
+        ``time_as="timedelta"`` turns ``time`` (nanoseconds of the clock the
+        recording used, perf's default the monotonic clock) into
+        timedelta64[ns]; ``time_as="datetime"`` into datetime64[ns] of the
+        wall clock, for a recording with a clock reference (perf record
+        -k / --clockid, the CLOCK_DATA feature), else ValueError."""
         import pandas as pd
         fields = self._fields(fields)
+        sym_cols = [c for c in _SYM_COLUMNS if symbols or (fields is not None and c in fields)]
+        if fields is not None and sym_cols:
+            fields = [f for f in fields if f not in _SYM_COLUMNS]
+        if sym_cols:
+            return self._with_symbols(fields, event, partial, attribution, sym_cols, symfs,
+                                      kallsyms, time_as)
         get = fields
         if fields is not None:
             # the masks need raw_ok and the _valid flags of the fields asked for
@@ -664,6 +685,8 @@ class PerfData:
                 data[name] = col if mask is None else pd.arrays.BooleanArray(col.copy(), mask.copy())
             elif name == "callchain_nr":
                 data[name] = col.astype(np.uint64)
+            elif name == "cpumode":
+                data[name] = _cpumode_categorical(col)
             elif mask is not None:
                 data[name] = pd.arrays.IntegerArray(np.ascontiguousarray(col), mask.copy())
             else:
@@ -682,7 +705,115 @@ class PerfData:
             else:
                 data["exact"] = pd.arrays.BooleanArray(a["exact"], no.copy())
                 data["ip_differs"] = pd.arrays.BooleanArray(a["ip_differs"], no.copy())
+        if "time" in data and time_as is not None:
+            data["time"] = self._time_as(np.asarray(data["time"]), time_as)
         return pd.DataFrame(data, copy=False)
+
+    def _time_as(self, t, how):
+        if how == "timedelta":
+            return t.astype(np.int64).astype("timedelta64[ns]")
+        if how == "datetime":
+            ref = self.features.get("clock_data") if isinstance(self.features, dict) else None
+            if not ref:
+                raise ValueError("%s has no clock reference (record with perf record -k / "
+                                 "--clockid): time_as='timedelta' gives the time since the "
+                                 "clock's origin" % self.name)
+            tod, clk = int(ref["tod_ns"]), int(ref["clockid_ns"])
+            return (t.astype(np.int64) - clk + tod).astype("datetime64[ns]")
+        raise ValueError("time_as must be None, 'timedelta' or 'datetime', not %r" % (how,))
+
+    def _with_symbols(self, fields, event, partial, attribution, sym_cols, symfs, kallsyms,
+                      time_as):
+        need = ["pid", "tid", "time", "ip", "cpumode", "raw_ok"]
+        dec = _attr_decoder(self._decoded)
+        if dec is not None and attribution:
+            need += list(_ATTR_REGS[dec])
+        need = [n for n in need if n in self._all_names()]
+        get = None if fields is None else fields + [n for n in need if n not in fields]
+        df = self.to_pandas(fields=get, event=event, partial=partial, attribution=attribution,
+                            time_as=None)
+        key = (event, symfs, kallsyms, bool(attribution), len(df))
+        cache = self.__dict__.setdefault("_symcache", {})
+        if key not in cache:
+            arr = self.samples(fields=need, event=event, partial=partial)
+            cache[key] = self._symbol_columns(arr, symfs, kallsyms, attribution)
+        cols = cache[key]
+        if fields is not None:
+            df = df[[c for c in df.columns if c in fields]]
+        for c in sym_cols:
+            df[c] = cols[c]
+        if time_as is not None and "time" in df.columns:
+            df["time"] = self._time_as(df["time"].to_numpy(), time_as)
+        return df
+
+    def _symbol_columns(self, arr, symfs, kallsyms, attributed):
+        import pandas as pd
+        sym, dso, off = self.symbolize(arr, symfs=symfs, kallsyms=kallsyms, attributed=attributed)
+        out = {"sym": pd.Categorical(sym), "dso": _basename_categorical(pd.Categorical(dso)),
+               "symoff": np.asarray(off, dtype=np.uint64)}
+        out["comm"] = self._comms(arr)
+        return out
+
+    def _comms(self, arr):
+        """The comm of each row's thread at its time (COMM and FORK records)."""
+        import pandas as pd
+        f, own = self._fresh()
+        try:
+            with _named(self.name):
+                tasks = _c.file_tasks(f)
+        finally:
+            if own:
+                _c.file_close(f)
+        names, index = [], {}
+        cur = {}
+        ev_tid, ev_time, ev_code = [], [], []
+
+        def code(n):
+            if n not in index:
+                index[n] = len(names)
+                names.append(n)
+            return index[n]
+        for kind, t, pid, tid, ptid, comm in tasks:
+            t = max(t, 0)
+            if kind == "comm":
+                c = code(comm)
+            elif ptid in cur and tid not in cur:
+                c = cur[ptid]          # a new thread inherits its parent's name
+            else:
+                continue
+            cur[tid] = c
+            ev_tid.append(tid)
+            ev_time.append(t)
+            ev_code.append(c)
+        tid = np.asarray(arr["tid"], dtype=np.int64)
+        tm = np.asarray(arr["time"], dtype=np.uint64) if "time" in arr.dtype.names else \
+            np.full(len(arr), np.iinfo(np.uint64).max, dtype=np.uint64)
+        codes = np.full(len(arr), -1, dtype=np.int64)
+        ev_tid = np.asarray(ev_tid, dtype=np.int64)
+        ev_time = np.asarray(ev_time, dtype=np.uint64)
+        ev_code = np.asarray(ev_code, dtype=np.int64)
+        order = np.lexsort((ev_time, ev_tid))
+        ev_tid, ev_time, ev_code = ev_tid[order], ev_time[order], ev_code[order]
+        utid, inv = np.unique(tid, return_inverse=True)
+        lo = np.searchsorted(ev_tid, utid, "left")
+        hi = np.searchsorted(ev_tid, utid, "right")
+        by = np.argsort(inv, kind="stable")
+        bounds = np.searchsorted(inv[by], np.arange(len(utid) + 1))
+        missing = []
+        for k in range(len(utid)):
+            rows = by[bounds[k]:bounds[k + 1]]
+            if lo[k] == hi[k]:
+                missing.append((k, rows))
+                continue
+            pos = np.searchsorted(ev_time[lo[k]:hi[k]], tm[rows], "right") - 1
+            got = pos >= 0
+            codes[rows[got]] = ev_code[lo[k]:hi[k]][pos[got]]
+            if not got.all():
+                missing.append((k, rows[~got]))
+        for k, rows in missing:
+            codes[rows] = code(":%d" % utid[k])   # perf's name for a thread without COMM
+        return pd.Categorical.from_codes(codes, categories=names) if names else \
+            pd.Categorical([None] * len(arr))
 
     def _all_names(self):
         return ["time", "pid", "tid", "cpu", "ip", "period", "addr", "id", "event", "cpumode",
@@ -713,12 +844,24 @@ class PerfData:
             if own:
                 _c.file_close(f)
 
-    def callchains(self, event=None):
+    def callchains(self, event=None, frame=False, symbols=True, symfs=None, kallsyms=None):
         """Callchains of the samples as (ips, offsets): ips is one flat uint64
         array, and the chain of sample i (in the order of ``samples()`` with
         the same ``event``) is ips[offsets[i]:offsets[i+1]].  Context markers
         (PERF_CONTEXT_*) are dropped, as in ``profileme script --json``.
-        Decoded in C, no Python object per entry."""
+        Decoded in C, no Python object per entry.
+
+        ``frame=True`` gives a long pandas DataFrame instead, one row per
+        frame: ``row`` (int64, the sample's row in ``samples()``), ``depth``
+        (int32, 0 for the first entry -- the sampled ip -- then its
+        callers), ``ip`` (uint64), ``cpumode`` (categorical, from the last
+        context marker before the frame, the sample's own mode before any)
+        and, with ``symbols`` (default), ``sym`` and ``dso`` (categoricals,
+        as ``symbolize()`` names them, with ``symfs``/``kallsyms``).  The
+        number of frames of a sample is ``df.groupby("row").size()``;
+        ``samples()``'s ``callchain_nr`` counts the markers too."""
+        if frame:
+            return self._callchain_frame(event, symbols, symfs, kallsyms)
         ev = self._event_index(event)
         f, own = self._fresh()
         try:
@@ -729,6 +872,81 @@ class PerfData:
                 _c.file_close(f)
         return (np.frombuffer(ips, dtype=np.uint64).copy(),
                 np.frombuffer(offs, dtype=np.int64).copy())
+
+    def _callchain_frame(self, event, symbols, symfs, kallsyms):
+        import pandas as pd
+        ev = self._event_index(event)
+        f, own = self._fresh()
+        try:
+            with _named(self.name):
+                ips, modes, offs = _c.file_callchain_frames(f, ev)
+        finally:
+            if own:
+                _c.file_close(f)
+        ips = np.frombuffer(ips, dtype=np.uint64)
+        modes = np.frombuffer(modes, dtype=np.uint8)
+        offs = np.frombuffer(offs, dtype=np.int64)
+        lens = np.diff(offs)
+        row = np.repeat(np.arange(len(lens), dtype=np.int64), lens)
+        depth = (np.arange(len(ips), dtype=np.int64) - offs[:-1][row]).astype(np.int32)
+        data = {"row": row, "depth": depth, "ip": ips.copy(), "cpumode": _cpumode_categorical(modes)}
+        if symbols:
+            s = self.samples(fields=["pid"], event=event)
+            if len(s) != len(lens):
+                raise ValueError("%d callchains for %d samples" % (len(lens), len(s)))
+            pid = s["pid"][row]
+            sym, dso, _ = self._lookup(pid, ips, modes, symfs, kallsyms)
+            data["sym"] = pd.Categorical(sym)
+            data["dso"] = _basename_categorical(pd.Categorical(dso))
+        return pd.DataFrame(data, copy=False)
+
+
+    def _neighbours(self, sym, step, event, dso, symfs, kallsyms):
+        """Shares of the frames next to ``sym`` (step +1: its callers, -1:
+        its callees) in the samples whose chain holds it."""
+        import pandas as pd
+        fr = self.callchains(event=event, frame=True, symfs=symfs, kallsyms=kallsyms)
+        period = self.samples(fields=["period"], event=event)["period"].astype(np.float64)
+        total = float(period.sum()) or 1.0
+        hit = (fr["sym"] == sym).to_numpy()
+        if dso is not None:
+            hit &= (fr["dso"] == dso).to_numpy()
+        # the leaf-most frame of sym in each chain, as perf --children keeps it
+        first = pd.Series(np.flatnonzero(hit)).groupby(fr["row"].to_numpy()[hit]).min()
+        idx = first.to_numpy()
+        rows = fr["row"].to_numpy()
+        nb = idx + step
+        ok = (nb >= 0) & (nb < len(fr))
+        ok[ok] = rows[nb[ok]] == rows[idx[ok]]
+        names = np.where(ok, fr["sym"].to_numpy(dtype=object)[np.where(ok, nb, 0)], None)
+        dsos = np.where(ok, fr["dso"].to_numpy(dtype=object)[np.where(ok, nb, 0)], None)
+        w = period[rows[idx]]
+        col = "caller" if step > 0 else "callee"
+        t = pd.DataFrame({col: names, "dso": dsos, "period": w})
+        t = t.groupby([col, "dso"], dropna=False, sort=False).agg(
+            samples=("period", "size"), period=("period", "sum")).reset_index()
+        t["overhead"] = 100.0 * t["period"] / total
+        t["share"] = 100.0 * t["period"] / (float(w.sum()) or 1.0)
+        t = t.sort_values(["overhead", "samples"], ascending=False, kind="stable")
+        t["period"] = t["period"].astype(np.uint64)
+        return t[[col, "dso", "overhead", "share", "samples", "period"]].reset_index(drop=True)
+
+    def callers(self, sym, event=None, dso=None, symfs=None, kallsyms=None):
+        """Who calls ``sym`` (a symbol name; ``dso`` narrows it): a DataFrame
+        with one row per immediate caller of the samples whose callchain
+        holds ``sym`` (its frame nearest the leaf counts, once per sample):
+        ``caller`` and ``dso`` (None where ``sym`` is the chain's last
+        frame), ``overhead`` (percent of the total period, what
+        ``perf report --children -g callee`` shows under ``sym``),
+        ``share`` (percent of the period of the samples through ``sym``),
+        ``samples`` and ``period``.  Sorted by overhead."""
+        return self._neighbours(sym, 1, event, dso, symfs, kallsyms)
+
+    def callees(self, sym, event=None, dso=None, symfs=None, kallsyms=None):
+        """Whom ``sym`` calls, as ``callers()`` (``callee`` column; None for
+        the samples in ``sym`` itself): ``overhead`` is what
+        ``perf report --children -g caller`` shows under ``sym``."""
+        return self._neighbours(sym, -1, event, dso, symfs, kallsyms)
 
     def attribute(self, samples=None):
         """Where each row of ``samples`` (default: ``self.samples()``) is
@@ -930,6 +1148,35 @@ class PerfData:
         elif dec is not None:
             cols["exact"] = _attribute(samples, dec)["exact"]
         return cols
+
+
+# perf's PERF_RECORD_MISC_CPUMODE_* names (perf report's symbol levels:
+# [k] kernel, [.] user, [H] hypervisor, [g] guest kernel, [u] guest user)
+CPUMODES = ("unknown", "kernel", "user", "hypervisor", "guest_kernel", "guest_user")
+
+
+_SYM_COLUMNS = ("comm", "dso", "sym", "symoff")
+
+
+def _basename_categorical(cat):
+    """A categorical of paths as their basenames ("[kernel.kallsyms]" and
+    the other bracketed names stay)."""
+    import pandas as pd
+    base = [c if c.startswith("[") else os.path.basename(c) for c in cat.categories]
+    new, remap = np.unique(np.array(base, dtype=object), return_inverse=True)
+    codes = np.asarray(cat.codes, dtype=np.int64)
+    codes = np.where(codes >= 0, remap[np.maximum(codes, 0)] if len(remap) else -1, -1)
+    return pd.Categorical.from_codes(codes, categories=list(new))
+
+
+def _cpumode_categorical(col):
+    """cpumode codes (header.misc & 7; PALcode 255) as a categorical of their names."""
+    import pandas as pd
+    codes = np.asarray(col).astype(np.int64)
+    cats = list(CPUMODES) + ["cpumode 6", "cpumode 7", "PALcode"]
+    codes = np.where(codes == 255, len(cats) - 1, codes)
+    codes[(codes < 0) | (codes >= len(cats))] = -1
+    return pd.Categorical.from_codes(codes, categories=cats)
 
 
 def _code_names(codes, names, ok):
