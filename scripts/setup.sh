@@ -4,7 +4,7 @@
 # the docs of libprofileme need.  Runs apt only when something is missing,
 # so a rerun costs a second.  Run as root (or set SUDO=sudo).
 set -eu
-PACKAGES="build-essential cmake pkg-config libelf-dev libjson-c-dev libzstd-dev check swig
+PACKAGES="build-essential cmake pkg-config libelf-dev libzstd-dev check swig
 python3-dev python3-numpy python3-pandas python3-pytest linux-perf
 gcc-alpha-linux-gnu libc6.1-dev-alpha-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user
 clang libclang-rt-14-dev valgrind abigail-tools doxygen

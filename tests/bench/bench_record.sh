@@ -89,7 +89,7 @@ int main(void)
 }
 C
 if cc -O2 -I"$SRC/include" -I"$B/include" "$T/drain.c" "$B/lib/libprofileme.a" -lpthread \
-	$(pkg-config --libs libelf json-c libzstd 2>/dev/null) -o "$T/drain" 2>"$T/cc.err"; then
+	$(pkg-config --libs libelf libzstd 2>/dev/null) -o "$T/drain" 2>"$T/cc.err"; then
 	"$T/drain"
 else
 	echo "drain benchmark did not build:"; cat "$T/cc.err"

@@ -64,7 +64,7 @@ pkgconfig)
 	LD_LIBRARY_PATH="$libdir" run "$out/consumer_shared"
 
 	# A machine with libprofileme but without the .pc files of its private
-	# dependencies (json-c.pc, libelf.pc, libzstd.pc): only profileme.pc is
+	# dependencies (libelf.pc, libzstd.pc): only profileme.pc is
 	# on the search path, the system's is not searched.  A shared consumer
 	# (--cflags --libs) and a static one (--libs --static, from Libs.private)
 	# must both still resolve and link.
