@@ -891,11 +891,14 @@ class PerfData:
         depth = (np.arange(len(ips), dtype=np.int64) - offs[:-1][row]).astype(np.int32)
         data = {"row": row, "depth": depth, "ip": ips.copy(), "cpumode": _cpumode_categorical(modes)}
         if symbols:
-            s = self.samples(fields=["pid"], event=event)
+            timed = self._all_timed()
+            s = self.samples(fields=["pid", "time"] if timed else ["pid"], event=event)
             if len(s) != len(lens):
                 raise ValueError("%d callchains for %d samples" % (len(lens), len(s)))
             pid = s["pid"][row]
-            sym, dso, _ = self._lookup(pid, ips, modes, symfs, kallsyms)
+            # each frame with the maps of its sample's time, as symbolize()
+            sym, dso, _ = self._lookup(pid, ips, modes, symfs, kallsyms,
+                                       s["time"][row] if timed else None)
             data["sym"] = pd.Categorical(sym)
             data["dso"] = _basename_categorical(pd.Categorical(dso))
         return pd.DataFrame(data, copy=False)
