@@ -1873,6 +1873,58 @@ out:
 	return rc;
 }
 
+/* Case-insensitive substring test (perf matches its names with strcasestr). */
+static bool name_has(const char *s, const char *word)
+{
+	size_t wn = strlen(word);
+
+	for (; *s; s++)
+		if (strncasecmp(s, word, wn) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * perf 6.1's topdown rule (arch_evlist__leader on x86): when the core PMU
+ * (PERF_TYPE_RAW) has a `slots` event, a group holding an event named
+ * "*slots*" and one named "*topdown*" (names as perf keeps them, of events
+ * on a PMU whose name starts with "cpu") is led by that slots event: it
+ * moves to the front, the others keep their order.  The kernel refuses
+ * topdown metric events in a group that slots does not lead.
+ */
+static void topdown_reorder(struct parser *p, size_t first)
+{
+	const pm_pmu *core = p->pmus ? pm_pmu_find_by_type(p->pmus, PM_TYPE_RAW) : NULL;
+	size_t slots = SIZE_MAX;
+	bool topdown = false;
+
+	if (!core || !pm_pmu_alias_find(core, "slots"))
+		return;
+	for (size_t k = first; k < p->list->n; k++) {
+		const struct pm_event *ev = &p->list->ev[k];
+		const char *name = ev->name ? ev->name : ev->str;
+
+		if (!ev->pmu || strncmp(pm_pmu_name(ev->pmu), "cpu", 3) != 0 || !name)
+			continue;
+		if (slots == SIZE_MAX && name_has(name, "slots")) {
+			if (k == first)
+				return;
+			slots = k;
+		}
+		if (name_has(name, "topdown"))
+			topdown = true;
+		if (slots != SIZE_MAX && topdown)
+			break;
+	}
+	if (slots == SIZE_MAX || !topdown)
+		return;
+	struct pm_event lead = p->list->ev[slots];
+
+	memmove(&p->list->ev[first + 1], &p->list->ev[first],
+		(slots - first) * sizeof(p->list->ev[0]));
+	p->list->ev[first] = lead;
+}
+
 static int parse_group(struct parser *p)
 {
 	size_t gpos = p->i, first = p->list->n, mpos = 0, mn = 0;
@@ -1901,6 +1953,7 @@ static int parse_group(struct parser *p)
 	}
 	if (p->i < p->len && p->s[p->i] != ',')
 		return perr(p, p->i, PM_ERR_SYNTAX, "unexpected '%c' after group", p->s[p->i]);
+	topdown_reorder(p, first);
 	for (size_t k = first; k < p->list->n; k++) {
 		struct pm_event *ev = &p->list->ev[k];
 

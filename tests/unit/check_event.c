@@ -1373,6 +1373,48 @@ END_TEST
 /* The Alpha driver's ProfileMe rules (arch/alpha/kernel/perf_event.c with the
  * ProfileMe patch: raw codes 1..4, config bits 0-8, hardware events cycles,
  * instructions, cache-misses) and out-of-range numbers. */
+START_TEST(test_topdown_leader)
+{
+	/* perf 6.1 (x86 arch_evlist__leader): with cpu/events/slots, a group
+	 * holding a *slots* and a *topdown* event of cpu is led by the slots
+	 * event; the others keep their order (expectations: perf record -vv) */
+	pm_pmu_list *pl = fixture("grammar"), *intel = fixture("intel");
+	struct pm_attr a;
+
+	ck_assert_int_eq(parse(pl, "{topdown-retiring,slots}:D"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 2);
+	pm_event_attr(pm_event_list_get(list, 0), &a);
+	ck_assert_uint_eq(a.config, 0x400);
+	ck_assert(HAS(a, PM_ATTR_PINNED)); /* the group's D goes to the new leader */
+	ck_assert(flags_of(0) & PM_EVENT_GROUP_LEADER);
+	pm_event_attr(pm_event_list_get(list, 1), &a);
+	ck_assert_uint_eq(a.config, 0x8000);
+	ck_assert(!HAS(a, PM_ATTR_PINNED));
+	ck_assert_uint_eq(pm_event_group(pm_event_list_get(list, 1)), 0);
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 0)), "slots");
+	ck_assert_int_eq(parse(pl, "{instructions,topdown-fe-bound:u,cpu/slots/}"), 0);
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 0)), "cpu/slots/");
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 1)), "instructions");
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 2)), "topdown-fe-bound:u");
+	/* perf goes by name: topdown-total-slots is both */
+	ck_assert_int_eq(parse(pl, "{cycles,topdown-total-slots}"), 0);
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 0)), "topdown-total-slots");
+	/* not named slots, no topdown event, or not a group: no change */
+	ck_assert_int_eq(parse(pl, "{topdown-retiring,cpu/event=0,umask=4/}"), 0);
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 0)), "topdown-retiring");
+	ck_assert_int_eq(parse(pl, "{cycles,slots}"), 0);
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 0)), "cycles");
+	ck_assert_int_eq(parse(pl, "topdown-retiring,slots"), 0);
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 0)), "topdown-retiring");
+	/* a core PMU without events/slots: no change */
+	ck_assert_ptr_null(pm_pmu_alias_find(pm_pmu_find(intel, "cpu"), "slots"));
+	ck_assert_int_eq(parse(intel, "{cpu/event=0x3c,name=topdown-x/,cpu/event=0,umask=4,name=slots/}"), 0);
+	ck_assert_str_eq(pm_event_name(pm_event_list_get(list, 0)), "topdown-x");
+	pm_pmu_list_free(pl);
+	pm_pmu_list_free(intel);
+}
+END_TEST
+
 START_TEST(test_profileme_driver_rules)
 {
 	pm_pmu_list *al = fixture("alpha");
@@ -1456,6 +1498,7 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_perf_grammar);
 	tcase_add_test(tc, test_config_terms);
 	tcase_add_test(tc, test_profileme_driver_rules);
+	tcase_add_test(tc, test_topdown_leader);
 	suite_add_tcase(s, tc);
 	return s;
 }
