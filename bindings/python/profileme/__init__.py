@@ -747,10 +747,17 @@ class PerfData:
         return df
 
     def _symbol_columns(self, arr, symfs, kallsyms, attributed):
-        import pandas as pd
-        sym, dso, off = self.symbolize(arr, symfs=symfs, kallsyms=kallsyms, attributed=attributed)
-        out = {"sym": pd.Categorical(sym), "dso": _basename_categorical(pd.Categorical(dso)),
-               "symoff": np.asarray(off, dtype=np.uint64)}
+        inv, sym, dso, off = self.symbolize(arr, symfs=symfs, kallsyms=kallsyms,
+                                            attributed=attributed, codes=True)
+        symoff = off[inv] if len(off) else np.zeros(len(arr), dtype=np.uint64)
+        if len(off):
+            pal = sym[inv] == "[PALcode]"
+            if pal.any():
+                # a PALcode row's offset is its charged address (symbolize())
+                symoff[pal] = self.symbolize(arr[pal], symfs=symfs, kallsyms=kallsyms,
+                                             attributed=attributed)[2]
+        out = {"sym": _table_categorical(inv, sym), "dso": _basename_categorical(
+            _table_categorical(inv, dso)), "symoff": symoff}
         out["comm"] = self._comms(arr)
         return out
 
@@ -895,12 +902,11 @@ class PerfData:
             s = self.samples(fields=["pid", "time"] if timed else ["pid"], event=event)
             if len(s) != len(lens):
                 raise ValueError("%d callchains for %d samples" % (len(lens), len(s)))
-            pid = s["pid"][row]
             # each frame with the maps of its sample's time, as symbolize()
-            sym, dso, _ = self._lookup(pid, ips, modes, symfs, kallsyms,
-                                       s["time"][row] if timed else None)
-            data["sym"] = pd.Categorical(sym)
-            data["dso"] = _basename_categorical(pd.Categorical(dso))
+            inv, sym, dso, _ = self._lookup_codes(s["pid"][row], ips, modes, symfs, kallsyms,
+                                                  s["time"][row] if timed else None)
+            data["sym"] = _table_categorical(inv, sym)
+            data["dso"] = _basename_categorical(_table_categorical(inv, dso))
         return pd.DataFrame(data, copy=False)
 
 
@@ -975,7 +981,7 @@ class PerfData:
                              "decoded columns)")
         return _attribute(samples, dec)
 
-    def symbolize(self, samples=None, symfs=None, kallsyms=None, attributed=True):
+    def symbolize(self, samples=None, symfs=None, kallsyms=None, attributed=True, codes=False):
         """Symbols of the samples: a tuple (sym, dso, offset) of numpy arrays
         (object, object, uint64), one entry per row of ``samples`` (default:
         ``self.samples()``; a numpy structured array from ``samples()`` with
@@ -994,7 +1000,12 @@ class PerfData:
         each row sees the maps as they were at its time (a process that
         execs is charged to the old program before the exec, to the new one
         after), each distinct (pid, maps, address, mode) is looked up once.
-        A recording without sample times uses the maps at its end."""
+        A recording without sample times uses the maps at its end.
+
+        ``codes=True`` returns (index, sym, dso, offset) instead: ``index``
+        (uint32, one per row) into the distinct results ``sym``, ``dso``
+        (object arrays) and ``offset`` (uint64; a PALcode row's offset is
+        its address, not in the table: use ``symbolize()`` for those)."""
         if samples is None:
             samples = self.samples()
         _check_samples(samples, "symbolize()")
@@ -1012,6 +1023,8 @@ class PerfData:
                 by_mode = np.array([2, 1, 255] + [0] * 253, dtype=np.uint8)
                 mode = np.where(a["attributed"], by_mode[a["charge_mode"]], mode)
         time = samples["time"] if "time" in samples.dtype.names and self._all_timed() else None
+        if codes:
+            return self._lookup_codes(samples["pid"], ip, mode, symfs, kallsyms, time)
         return self._lookup(samples["pid"], ip, mode, symfs, kallsyms, time)
 
     def _all_timed(self):
@@ -1024,6 +1037,14 @@ class PerfData:
             for e in self.events)
 
     def _lookup(self, pid, ip, mode, symfs, kallsyms, time=None):
+        inverse, sym, dso, off = self._lookup_codes(pid, ip, mode, symfs, kallsyms, time)
+        off = off[inverse]
+        pal = np.asarray(mode) == 255
+        if pal.any():
+            off[pal] = np.asarray(ip)[pal]   # a PALcode address is its own offset
+        return sym[inverse], dso[inverse], off
+
+    def _lookup_codes(self, pid, ip, mode, symfs, kallsyms, time=None):
         # One C call: the library replays the records and resolves each row
         # with the maps of its time, each distinct (pid, maps, ip) once.
         pid = np.ascontiguousarray(pid, dtype=np.int32)
@@ -1043,11 +1064,7 @@ class PerfData:
         sym = np.array([r[0] for r in table], dtype=object)
         dso = np.array([r[1] for r in table], dtype=object)
         off = np.array([r[2] for r in table], dtype=np.uint64)
-        off = off[inverse]
-        pal = mode == 255
-        if pal.any():
-            off[pal] = ip[pal]   # a PALcode address is its own offset
-        return sym[inverse], dso[inverse], off
+        return inverse, sym, dso, off
 
     def hotspots(self, top=20, samples=None, weight="period", by=("symbol", "dso"), symfs=None,
                  kallsyms=None, event=None):
@@ -1159,6 +1176,14 @@ CPUMODES = ("unknown", "kernel", "user", "hypervisor", "guest_kernel", "guest_us
 
 
 _SYM_COLUMNS = ("comm", "dso", "sym", "symoff")
+
+
+def _table_categorical(inverse, table):
+    """A categorical of table[inverse] without a Python object per row."""
+    import pandas as pd
+    cats, remap = np.unique(np.array([str(x) for x in table], dtype=object), return_inverse=True)
+    codes = remap[inverse] if len(table) else np.full(len(inverse), -1, dtype=np.int64)
+    return pd.Categorical.from_codes(codes, categories=list(cats))
 
 
 def _basename_categorical(cat):
