@@ -157,6 +157,9 @@ static void walk_records(pm_file *f)
 
 	memset(&s, 0, sizeof(s));
 	s.sz = sizeof(s);
+	pm_raw_ctx *jctx = NULL;
+	if (pm_raw_ctx_from_file(&jctx, f) < 0)
+		jctx = NULL;
 	for (int n = 0; n < 200000; n++) {
 		memset(&rec, 0, sizeof(rec));
 		rec.sz = sizeof(rec);
@@ -168,7 +171,16 @@ static void walk_records(pm_file *f)
 		struct pm_record r;
 		memset(&r, 0, sizeof(r));
 		r.sz = sizeof(r);
-		(void)pm_file_record_parse(f, &rec, &r);
+		int rpr = pm_file_record_parse(f, &rec, &r);
+		{
+			/* JSON of the record: measured = written, NUL-terminated */
+			char js[256];
+			int jm = pm_json_record(f, &rec, rpr == 0 ? &r : NULL, NULL, NULL, 0);
+			int jn = pm_json_record(f, &rec, rpr == 0 ? &r : NULL, NULL, js, sizeof(js));
+
+			PM_FUZZ_ASSERT(jm > 0 && jn == jm);
+			PM_FUZZ_ASSERT(js[(size_t)jn < sizeof(js) ? (size_t)jn : sizeof(js) - 1] == 0);
+		}
 		if (rec.type == PM_RECORD_SAMPLE) {
 			/* One struct across all samples (see the declaration):
 			 * an error on one sample must not spoil the next. */
@@ -181,6 +193,21 @@ static void walk_records(pm_file *f)
 				for (uint32_t k = 0; k < s.raw.size; k++)
 					sink ^= s.raw.data[k];
 				(void)sink;
+			}
+			/* JSON of the sample, its payload decoded by the file's decoder */
+			if (src == 0) {
+				const struct pm_attr *at = rec.attr_idx >= 0 ?
+					pm_file_attr(f, (size_t)rec.attr_idx) : NULL;
+				struct pm_json_opts jo = { .sz = sizeof(jo), .raw_ctx = jctx };
+				char js[300];
+				int jm, jn;
+
+				if (jctx && at)
+					(void)pm_raw_ctx_select(jctx, at, &jo.raw_decoder);
+				jm = pm_json_sample(f, rec.attr_idx, &s, &jo, NULL, 0);
+				jn = pm_json_sample(f, rec.attr_idx, &s, &jo, js, sizeof(js));
+				PM_FUZZ_ASSERT(jm > 0 && jn == jm);
+				PM_FUZZ_ASSERT(js[(size_t)jn < sizeof(js) ? (size_t)jn : sizeof(js) - 1] == 0);
 			}
 			/* a tracepoint's fields from the file's formats */
 			int fi = src == 0 && rec.attr_idx >= 0 ?
@@ -211,6 +238,7 @@ static void walk_records(pm_file *f)
 		(void)pm_file_error_offset(f);
 	}
 	(void)pm_file_end_status(f, NULL, NULL);
+	pm_raw_ctx_free(jctx);
 }
 
 static void walk_rows(pm_file *f)
