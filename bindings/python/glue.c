@@ -1050,6 +1050,8 @@ struct pmpy_session {
 	size_t n, cap;
 	uint64_t skipped;
 	int started, exited, status;
+	pmpy_buf recs;		/* every record seen, as handed out (for save()) */
+	int recs_err;		/* -ENOMEM once a record could not be kept */
 };
 
 static int pmpy_session_grow(pmpy_session *s)
@@ -1089,7 +1091,17 @@ static int pmpy_session_record(const void *rec, size_t size, void *user)
 	struct pm_sample smp = { .sz = sizeof(smp) };
 	int ev;
 
-	if (pm_record_header_parse(&h, rec, size, PMPY_HOST_BE) || h.type != PM_RECORD_SAMPLE)
+	if (pm_record_header_parse(&h, rec, size, PMPY_HOST_BE))
+		return 0;
+	if (!s->recs_err && size >= 8 && size <= UINT16_MAX) {
+		if (pmpy_grow(&s->recs, size))
+			s->recs_err = -ENOMEM;
+		else {
+			memcpy(s->recs.p + s->recs.n, rec, size);
+			s->recs.n += size;
+		}
+	}
+	if (h.type != PM_RECORD_SAMPLE)
 		return 0;
 	ev = pmpy_session_event_of(s, rec, size);
 	if (ev < 0 || pm_sample_parse(&smp, s->layouts[ev], rec, size, PMPY_HOST_BE, NULL)) {
@@ -1124,7 +1136,56 @@ void pmpy_session_close(pmpy_session *s)
 	free(s->nids);
 	for (int i = 0; i < S_NCOLS; i++)
 		free(s->col[i]);
+	free(s->recs.p);
 	free(s);
+}
+
+/* Writes every record the session has seen (since it started) as a
+ * perf.data file through the library's writer: to @p path, or to @p fd when
+ * path is NULL.  Returns the number of records written. */
+PyObject *pmpy_session_save(pmpy_session *s, const char *path, int fd)
+{
+	pm_writer *w = NULL;
+	size_t off = 0, nrec = 0;
+	int rc;
+
+	if (pmpy_check(s, "session"))
+		return NULL;
+	if (s->recs_err)
+		return pmpy_raise(s->recs_err, "the session could not keep all its records");
+	rc = path ? pm_writer_open(&w, path, NULL) : pm_writer_open_fd(&w, fd, NULL);
+	if (rc < 0) {
+		if (rc > -4000 && path) {
+			errno = -rc;
+			return PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+		}
+		return pmpy_raise(rc, "writer");
+	}
+	Py_BEGIN_ALLOW_THREADS
+	rc = pm_writer_add_evlist(w, s->el);
+	if (!rc)
+		rc = pm_writer_begin(w);
+	while (!rc && off + 8 <= s->recs.n) {
+		uint16_t sz;
+
+		memcpy(&sz, s->recs.p + off + 6, 2);
+		if (sz < 8 || off + sz > s->recs.n) {
+			rc = -EINVAL;
+			break;
+		}
+		rc = pm_writer_write(w, s->recs.p + off, sz);
+		off += sz;
+		nrec++;
+	}
+	if (!rc)
+		rc = pm_writer_finished_round(w);
+	if (!rc)
+		rc = pm_writer_finish(w);
+	pm_writer_close(w);
+	Py_END_ALLOW_THREADS
+	if (rc < 0)
+		return pmpy_raise(rc, "writing the session");
+	return PyLong_FromSize_t(nrec);
 }
 
 pmpy_session *pmpy_session_new(PyObject *events, long long period, long long freq, PyObject *command,

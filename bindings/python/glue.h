@@ -57,5 +57,6 @@ PyObject *pmpy_session_take(pmpy_session *s);
 PyObject *pmpy_session_stats(pmpy_session *s);
 PyObject *pmpy_session_wait(pmpy_session *s, int block);
 void pmpy_session_close(pmpy_session *s);
+PyObject *pmpy_session_save(pmpy_session *s, const char *path, int fd);
 
 #endif

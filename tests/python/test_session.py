@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 """profileme.Session: live sampling of the bundled workload."""
+import collections
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -84,3 +86,38 @@ def test_session_errors():
         with pytest.raises(ValueError):
             call()
     s.close()
+
+
+def test_session_is_no_dead_end(tmp_path):
+    pd = pytest.importorskip("pandas")
+    with profileme.Session(["task-clock"], period=100000, command=[WORKLOAD, "200"]) as s:
+        assert s.wait(timeout=60) == 0
+        a = s.read()
+        out = str(tmp_path / "session.data")
+        nrec = s.save(out)
+        df = s.to_pandas(symbols=True)
+        full = s.samples()
+        hot = s.hotspots(top=5)
+        with s.recording() as rec:
+            sym, dso, _ = rec.symbolize()
+    # read() has the dtypes of PerfData.samples()
+    for k in a.dtype.names:
+        assert a.dtype[k] == full.dtype[k], k
+    assert nrec > len(a) and len(full) == len(a) == len(df)
+    assert (full["ip"] == a["ip"]).all() or sorted(full["ip"]) == sorted(a["ip"])
+    # the saved file is a perf.data perf reads: the same samples
+    perf = subprocess.run(["perf", "script", "-i", out, "-F", "ip,sym"], check=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode()
+    lines = [ln.split() for ln in perf.splitlines() if ln.strip()]
+    assert len(lines) == len(a)
+    assert sorted(int(x[0], 16) for x in lines) == sorted(int(x) for x in a["ip"])
+    # the maps the session saw: the workload's own functions are named, as perf names them
+    # (user addresses: the session writes no kernel MMAP for perf to place kallsyms)
+    perf_syms = collections.Counter(" ".join(x[1:]) for x in lines if int(x[0], 16) < 1 << 63)
+    user = (df["cpumode"] == "user").to_numpy()
+    ours = collections.Counter(df["sym"][user].astype(str))
+    assert ours == perf_syms
+    assert "workload" in set(df["dso"].astype(str)) and "workload" in set(df["comm"].astype(str))
+    assert isinstance(df["cpumode"].dtype, pd.CategoricalDtype)
+    assert len(hot) and hot["overhead"].iloc[0] > 0
+    assert (np.asarray(dso) != "[unknown]").sum() > len(a) // 2

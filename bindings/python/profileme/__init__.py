@@ -1259,6 +1259,11 @@ def open(source):
 
 # ---------------------------------------------------------------- live sampling
 
+# Session.read(): the dtypes of PerfData.samples() for the same columns
+_SESSION_DTYPE = np.dtype([("time", "u8"), ("pid", "u4"), ("tid", "u4"), ("cpu", "u4"), ("ip", "u8"),
+                           ("period", "u8"), ("addr", "u8"), ("event", "i4")])
+
+
 class Session:
     """Live sampling with perf_event_open, as a context manager.
 
@@ -1349,18 +1354,69 @@ class Session:
         cols = _c.session_take(self._s)
         n = len(cols["time"]) // 8
         if n:
-            dt = np.dtype([(k, "u8") for k in ("time", "pid", "tid", "cpu", "ip", "period", "addr")]
-                          + [("event", "i4")])
-            chunk = np.empty(n, dtype=dt)
+            chunk = np.empty(n, dtype=_SESSION_DTYPE)
             for k in cols:
                 chunk[k] = np.frombuffer(cols[k], dtype=np.uint64, count=n)
             self._chunks.append(chunk)
         if not self._chunks:
-            return np.empty(0, dtype=np.dtype([(k, "u8") for k in ("time", "pid", "tid", "cpu", "ip",
-                                                                     "period", "addr")] + [("event", "i4")]))
+            return np.empty(0, dtype=_SESSION_DTYPE)
         if len(self._chunks) > 1:
             self._chunks = [np.concatenate(self._chunks)]
         return self._chunks[0]
+
+    def save(self, path):
+        """Write every record the session has seen so far (samples, MMAP,
+        COMM, FORK, ...) as a perf.data file through the library's writer
+        (pm_writer_*): ``perf report -i path`` and ``profileme.open(path)``
+        read it.  Returns the number of records written."""
+        self._check()
+        self.poll(0)
+        path = os.fspath(path)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        return _c.session_save(self._s, _no_nul(path, "path"), -1)
+
+    def recording(self):
+        """What the session has gathered so far as a ``PerfData`` (written
+        by the library's writer into memory): everything ``profileme.open()``
+        gives -- ``samples()`` with the same dtypes, ``to_pandas()``,
+        ``symbolize()`` with the maps the session saw, ``callchains()``,
+        ``hotspots()``.  Close it when done."""
+        self._check()
+        self.poll(0)
+        fd = os.memfd_create("profileme-session", getattr(os, "MFD_CLOEXEC", 1))
+        try:
+            _c.session_save(self._s, None, fd)
+            with io.FileIO(fd, "rb", closefd=False) as fh:
+                rec = PerfData(fh)
+        finally:
+            os.close(fd)
+        rec.name = "<session>"
+        return rec
+
+    def _gathered(self, what, *args, **kw):
+        with self.recording() as rec:
+            return getattr(rec, what)(*args, **kw)
+
+    def to_pandas(self, *args, **kw):
+        """``recording().to_pandas(...)``: the gathered samples as a DataFrame."""
+        return self._gathered("to_pandas", *args, **kw)
+
+    def samples(self, *args, **kw):
+        """``recording().samples(...)``: every column, the dtypes of ``PerfData.samples()``."""
+        return self._gathered("samples", *args, **kw)
+
+    def symbolize(self, *args, **kw):
+        """``recording().symbolize(...)``: symbols with the maps the session saw."""
+        return self._gathered("symbolize", *args, **kw)
+
+    def callchains(self, *args, **kw):
+        """``recording().callchains(...)`` (the events need callchains sampled)."""
+        return self._gathered("callchains", *args, **kw)
+
+    def hotspots(self, *args, **kw):
+        """``recording().hotspots(...)``."""
+        return self._gathered("hotspots", *args, **kw)
 
     @property
     def lost(self):
