@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /* pprof export: a gzipped perftools.profiles.Profile (profile.proto) built
  * with protobuf-c and zlib.  See docs/export.md for what goes where. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -753,9 +754,9 @@ int pm_export_pprof(pm_file *f, const struct pm_export_opts *opts, const char *p
 
 int pm_export_pprof(pm_file *f, const struct pm_export_opts *opts, const char *path)
 {
-	(void)f;
 	(void)opts;
-	(void)path;
+	if (!f || !path)
+		return pm__err(EINVAL, "pm_export_pprof: %s is NULL", f ? "path" : "the file");
 	return pm__err(PM_ERR_UNSUPPORTED,
 		       "pm_export_pprof: this libprofileme was built without pprof support "
 		       "(protobuf-c and zlib; the PROFILEME_PPROF build option)");

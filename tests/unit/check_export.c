@@ -332,7 +332,11 @@ START_TEST(test_folded)
 	}
 	/* 200 decodable samples and the 2 the decoder refuses, no callchains. */
 	ck_assert_uint_eq(total, 202);
+#ifdef PM_LIB_HAS_LIBELF
 	ck_assert_uint_ge(lines, 5);
+#else
+	ck_assert_uint_ge(lines, 2); /* no symbols: modules only */
+#endif
 	ck_assert_uint_ge(ps.calls, 1);
 	ck_assert_uint_eq(ps.samples, 202);
 	ck_assert_uint_eq(ps.last_off, ps.size);
@@ -342,7 +346,9 @@ START_TEST(test_folded)
 	 * symbols every user frame is [pmdemo] (its module) or [unknown]. */
 	o.progress = NULL;
 	text = folded_of(&o, &rc);
+#ifdef PM_LIB_HAS_LIBELF
 	ck_assert_ptr_nonnull(strstr(text, "pmdemo;parse_branchy "));
+#endif
 	ck_assert_ptr_nonnull(strstr(text, "pmdemo;[PALcode] "));
 	free(text);
 	o.flags = PM_EXPORT_NO_SYMBOLS;
@@ -353,7 +359,11 @@ START_TEST(test_folded)
 	free(text);
 	o.flags = PM_EXPORT_FOLDED_TID;
 	text = folded_of(&o, &rc);
+#ifdef PM_LIB_HAS_LIBELF
 	ck_assert_ptr_nonnull(strstr(text, "pmdemo-4242/4242;parse_branchy "));
+#else
+	ck_assert_ptr_nonnull(strstr(text, "pmdemo-4242/4242;"));
+#endif
 	free(text);
 }
 END_TEST

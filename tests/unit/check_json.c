@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <endian.h>
 #include <string.h>
 
 #include <profileme/profileme.h>
@@ -85,6 +86,10 @@ START_TEST(test_sample_by_hand)
 	rec[8] = (uint64_t)-128;                        /* PERF_CONTEXT_USER: left out */
 	rec[9] = 0x401000;
 	rec[10] = 0x401234;
+	/* the words in the recording's (little-endian) byte order, whatever
+	 * the host's (s390x) */
+	for (size_t i = 0; i < 11; i++)
+		rec[i] = htole64(rec[i]);
 	ck_assert_int_eq(pm_sample_parse(&s, lay, rec, 11 * 8, 0, NULL), 0);
 
 	o.comm = "w\"x";
