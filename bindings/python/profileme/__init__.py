@@ -68,7 +68,7 @@ __all__ = [
     "CorruptError", "DamageWarning", "Error", "EventError", "FormatError", "NoDecoderError",
     "NotProfileMeError", "PMU", "PerfData", "Session", "StructSizeError", "TruncatedError",
     "UnsupportedError", "VersionError", "__version__", "decode_profileme", "decode_raw", "encode",
-    "library_version", "open", "pmus", "raw_decoders",
+    "library_version", "open", "pmus", "raw_decoders", "read_many", "CPUMODES",
 ]
 
 
@@ -1255,6 +1255,66 @@ def open(source):
     opens its own descriptor and closes it in close(); the caller's file
     object is left open."""
     return PerfData(source)
+
+
+def read_many(paths, fields=None, event=None, partial=False, symbols=False, **kw):
+    """Several recordings (of one machine) as one DataFrame: each
+    recording's ``to_pandas(fields, event, partial, symbols, **kw)`` with a
+    ``source`` column first (a categorical of the paths, in order; a path
+    given twice gets a "#k" suffix).  Categoricals are unioned (``event``,
+    code columns, ``sym``, ...), and a column that some recordings lack is
+    NA there without changing its kind: uint64 columns become ``UInt64``
+    (never float64, which would corrupt addresses), flags ``boolean``,
+    categoricals NaN.  Columns present everywhere with one dtype keep it."""
+    import pandas as pd
+    from pandas.api.types import union_categoricals
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        raise ValueError("read_many() needs at least one recording")
+    frames = []
+    for p in paths:
+        with PerfData(p) as rec:
+            frames.append(rec.to_pandas(fields=fields, event=event, partial=partial,
+                                        symbols=symbols, **kw))
+    names = []
+    for df in frames:
+        names += [c for c in df.columns if c not in names]
+    lens = [len(df) for df in frames]
+    data = {"source": pd.Categorical.from_codes(
+        np.repeat(np.arange(len(paths)), lens), categories=_unique_names(paths))}
+    for c in names:
+        pieces = [df[c] if c in df.columns else None for df in frames]
+        have = [x for x in pieces if x is not None]
+        if any(isinstance(x.dtype, pd.CategoricalDtype) for x in have):
+            cats = [pd.Categorical(x) if x is not None else
+                    pd.Categorical([None] * n, categories=pd.Index([], dtype=object))
+                    for x, n in zip(pieces, lens)]
+            data[c] = union_categoricals(cats)
+            continue
+        same = len(have) == len(pieces) and len({str(x.dtype) for x in have}) == 1
+        if same and isinstance(have[0].dtype, np.dtype):
+            data[c] = np.concatenate([x.to_numpy() for x in have])
+            continue
+        kinds = {x.dtype.kind if isinstance(x.dtype, np.dtype) else
+                 getattr(x.dtype, "kind", "O") for x in have}
+        if kinds <= {"u", "i"}:
+            signed = "i" in kinds
+            target = "Int64" if signed else "UInt64"
+        elif kinds <= {"b"}:
+            target = "boolean"
+        else:
+            target = None
+        parts = []
+        for x, n in zip(pieces, lens):
+            if x is None:
+                parts.append(pd.Series([None] * n, dtype=target or have[0].dtype))
+            else:
+                parts.append(x.astype(target) if target else x)
+        data[c] = pd.concat(parts, ignore_index=True)
+    return pd.DataFrame({k: (v.to_numpy() if isinstance(v, pd.Series) and
+                             isinstance(v.dtype, np.dtype) else
+                             (v.array if isinstance(v, pd.Series) else v))
+                         for k, v in data.items()}, copy=False)
 
 
 # ---------------------------------------------------------------- live sampling
