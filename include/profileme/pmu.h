@@ -80,6 +80,13 @@ PM_API const pm_pmu *pm_pmu_find_by_type(const pm_pmu_list *list, uint32_t type)
 
 /** @brief **pm_pmu_name()**: the PMU's directory name. @since 0.1 */
 PM_API const char *pm_pmu_name(const pm_pmu *pmu);
+/**
+ * @brief **pm_pmu_alt_name()**: the PMU's other name from its sysfs `alias`
+ *        file (x86 uncore PMUs found by discovery: `uncore_type_0_0` has
+ *        `uncore_cha_0`), or NULL.  pm_pmu_find() and event strings accept
+ *        it as perf 6.1 does. @since 0.1
+ */
+PM_API const char *pm_pmu_alt_name(const pm_pmu *pmu);
 
 /**
  * @brief **pm_pmu_type()** gives the value for attr.type.

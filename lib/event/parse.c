@@ -1501,11 +1501,13 @@ static bool is_hybrid_pmu(const pm_pmu *pmu)
 /* perf's PMU wildcard: does PMU `name` match `tok` written as a PMU?  The
  * name is tok, or tok followed by `_<digits>`; an `uncore_` prefix of the
  * name may be left out. */
-static bool pmu_wildcard_match(const char *name, const char *tok, size_t tlen)
+static bool pmu_wildcard_match(const char *name, const char *tok, size_t tlen, bool strip)
 {
 	size_t k;
 
-	if (strncmp(tok, "uncore_", 7) && !strncmp(name, "uncore_", 7))
+	if (!name)
+		return false;
+	if (strip && strncmp(tok, "uncore_", 7) && !strncmp(name, "uncore_", 7))
 		name += 7;
 	if (strncmp(name, tok, tlen))
 		return false;
@@ -1738,7 +1740,8 @@ static int parse_event(struct parser *p, bool in_group)
 		for (size_t i = 0; !pmu && i < pm_pmu_list_count(p->pmus); i++) {
 			const pm_pmu *c = pm_pmu_list_get(p->pmus, i);
 
-			if (pmu_wildcard_match(pm_pmu_name(c), ident, nlen))
+			if (pmu_wildcard_match(pm_pmu_name(c), ident, nlen, true) ||
+			    pmu_wildcard_match(pm_pmu_alt_name(c), ident, nlen, false))
 				pmu = c; /* the first; the others after the modifiers */
 		}
 	}
@@ -1832,7 +1835,8 @@ built:
 	if (rc)
 		goto out;
 	/* more PMUs of a wildcard (uncore_imc/ on uncore_imc_0, _1, ...) */
-	if (slash && pmu && strcmp(pm_pmu_name(pmu), ident)) {
+	if (slash && pmu && strcmp(pm_pmu_name(pmu), ident) &&
+	    (!pm_pmu_alt_name(pmu) || strcmp(pm_pmu_alt_name(pmu), ident))) {
 		size_t np = pm_pmu_list_count(p->pmus);
 		bool past = false;
 
@@ -1844,7 +1848,8 @@ built:
 				past = true;
 				continue;
 			}
-			if (!past || !pmu_wildcard_match(pm_pmu_name(c), ident, nlen))
+			if (!past || (!pmu_wildcard_match(pm_pmu_name(c), ident, nlen, true) &&
+				      !pmu_wildcard_match(pm_pmu_alt_name(c), ident, nlen, false)))
 				continue;
 			e = event_dup(p, idx);
 			if (!e) {

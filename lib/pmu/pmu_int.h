@@ -49,6 +49,7 @@ struct pm_pmu_diag {
 
 struct pm_pmu {
 	char *name;
+	char *alt_name; /* the `alias` file's name (perf's alias_name), or NULL */
 	uint32_t type;
 	int type_err; /* 0 when type is usable, else a negative code */
 	char *cpus;   /* text of cpumask or cpus, NULL when neither */

@@ -527,6 +527,37 @@ static int cmp_pmu(const void *a, const void *b)
 	return strcmp(((const struct pm_pmu *)a)->name, ((const struct pm_pmu *)b)->name);
 }
 
+/* The PMU's `alias` file (x86 uncore PMUs named by discovery): its first
+ * word is another name of the PMU, as perf 6.1 reads it (fscanf "%s").  A
+ * word that cannot be a PMU name is a diagnostic and no name. */
+static void scan_alt_name(struct scan *sc)
+{
+	char *t;
+	size_t n = 0;
+
+	if (read_text(sc, "alias", RT_OPTIONAL, &t))
+		return;
+	while (t[n] && t[n] != ' ' && t[n] != '\t' && t[n] != '\n')
+		n++;
+	t[n] = 0;
+	for (size_t k = 0; k < n; k++) {
+		char c = t[k];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.')) {
+			diag(sc, "alias", -PM_ERR_FORMAT, "'%.40s' is not a PMU name", t);
+			free(t);
+			return;
+		}
+	}
+	if (!n) {
+		diag(sc, "alias", -PM_ERR_FORMAT, "empty alias file");
+		free(t);
+		return;
+	}
+	sc->p->alt_name = t;
+}
+
 /* Fill *p from the directory devdir/name.  Returns 0 or -ENOMEM. */
 static int scan_pmu(struct pm_pmu *p, const char *devdir, const char *name)
 {
@@ -558,6 +589,7 @@ static int scan_pmu(struct pm_pmu *p, const char *devdir, const char *name)
 	}
 	scan_type(&sc);
 	scan_cpus(&sc);
+	scan_alt_name(&sc);
 	p->mux_interval_ms = read_long(&sc, "perf_event_mux_interval_ms");
 	p->rdpmc = read_long(&sc, "rdpmc");
 	scan_formats(&sc);
@@ -580,6 +612,7 @@ static int scan_pmu(struct pm_pmu *p, const char *devdir, const char *name)
 static void pmu_clear(struct pm_pmu *p)
 {
 	free(p->name);
+	free(p->alt_name);
 	free(p->cpus);
 	for (size_t i = 0; i < p->nformats; i++) {
 		free(p->formats[i].name);
@@ -724,6 +757,9 @@ PM_API const pm_pmu *pm_pmu_find(const pm_pmu_list *list, const char *name)
 	strcat(un, name);
 	p = find_exact(list, un);
 	free(un);
+	for (size_t i = 0; !p && i < list->npmus; i++) /* the alias file's name */
+		if (list->pmus[i].alt_name && !strcmp(list->pmus[i].alt_name, name))
+			p = &list->pmus[i];
 	return p;
 }
 
@@ -738,6 +774,11 @@ PM_API const pm_pmu *pm_pmu_find_by_type(const pm_pmu_list *list, uint32_t type)
 PM_API const char *pm_pmu_name(const pm_pmu *pmu)
 {
 	return pmu ? pmu->name : NULL;
+}
+
+PM_API const char *pm_pmu_alt_name(const pm_pmu *pmu)
+{
+	return pmu ? pmu->alt_name : NULL;
 }
 
 PM_API int pm_pmu_type(const pm_pmu *pmu, uint32_t *type)

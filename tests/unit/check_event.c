@@ -1373,6 +1373,35 @@ END_TEST
 /* The Alpha driver's ProfileMe rules (arch/alpha/kernel/perf_event.c with the
  * ProfileMe patch: raw codes 1..4, config bits 0-8, hardware events cycles,
  * instructions, cache-misses) and out-of-range numbers. */
+START_TEST(test_pmu_alias_file)
+{
+	/* a PMU's sysfs alias file names it too (perf 6.1 on x86: pmu lookup by
+	 * alias_name, and its PMU wildcard matches the alias without the
+	 * uncore_ shortening; expectations from perf record -vv) */
+	pm_pmu_list *pl = fixture("grammar");
+	const pm_pmu *u = pm_pmu_find(pl, "uncore_cha_1");
+	struct pm_attr a;
+
+	ck_assert_ptr_nonnull(u);
+	ck_assert_str_eq(pm_pmu_name(u), "uncore_type_0_1");
+	ck_assert_str_eq(pm_pmu_alt_name(u), "uncore_cha_1");
+	ck_assert_ptr_null(pm_pmu_alt_name(pm_pmu_find(pl, "cpu")));
+	ck_assert_ptr_null(pm_pmu_alt_name(NULL));
+	a = attr_of(pl, "uncore_cha_0/event=0x1/");
+	ck_assert_uint_eq(a.type, 20);
+	ck_assert_uint_eq(a.config, 1);
+	ck_assert_int_eq(parse(pl, "uncore_cha/event=0x2/u"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 2);
+	pm_event_attr(pm_event_list_get(list, 1), &a);
+	ck_assert_uint_eq(a.type, 21);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL));
+	ck_assert_int_eq(parse(pl, "uncore_cha_0/event=0x3/"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 1);
+	ck_assert_int_eq(parse(pl, "cha/event=0x1/"), -PM_ERR_NO_PMU);
+	pm_pmu_list_free(pl);
+}
+END_TEST
+
 START_TEST(test_topdown_leader)
 {
 	/* perf 6.1 (x86 arch_evlist__leader): with cpu/events/slots, a group
@@ -1499,6 +1528,7 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_config_terms);
 	tcase_add_test(tc, test_profileme_driver_rules);
 	tcase_add_test(tc, test_topdown_leader);
+	tcase_add_test(tc, test_pmu_alias_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
