@@ -6,6 +6,9 @@ array_bytes".
 
   bench_python.py profileme FILE   profileme.open(FILE).samples(fields=[time, tid, ip])
   bench_python.py struct FILE      a hand-written struct loop (file mode only)
+  bench_python.py samples FILE     profileme.open(FILE).samples(), every column
+  bench_python.py symbols FILE     profileme.open(FILE).to_pandas(symbols=True)
+                                   (comm, dso, sym, symoff; no peak memory: 0)
 """
 import os
 import struct
@@ -80,8 +83,26 @@ def profileme_leg(path):
         return r.samples(fields=["time", "tid", "ip"])
 
 
+def frame_leg(leg, path):
+    import pandas  # noqa: F401  (imports are not timed)
+    import profileme
+    t0 = time.perf_counter()
+    with profileme.open(path) as r:
+        if leg == "samples":
+            res = r.samples()
+            check = (int(res["time"].sum()), int(res["tid"].sum()), int(res["ip"].sum()))
+        else:
+            res = r.to_pandas(symbols=True)
+            check = (int(res["time"].sum()), int(res["sym"].cat.codes.sum()),
+                     int(res["symoff"].sum()))
+    dt = time.perf_counter() - t0
+    print(leg, "%.4f" % dt, len(res), 0, 0, "%x:%x:%x" % tuple(c & (2**64 - 1) for c in check))
+
+
 def main():
     leg, path = sys.argv[1], sys.argv[2]
+    if leg in ("samples", "symbols"):
+        return frame_leg(leg, path)
     if leg == "profileme":
         import profileme  # noqa: F401  (imports are not timed in either leg)
     # timing run, then a separate run under tracemalloc for the peak memory

@@ -10,7 +10,9 @@
 # period 10 us, two copies of the workload) in a temporary directory.
 # PM_BENCH_REPEAT (default 3): timed runs per leg, the fastest counts.
 # Goals: >= 100x faster than perf's Python scripting, >= 20x faster than the
-# struct loop, peak memory <= 1.5x the arrays returned.
+# struct loop, peak memory <= 1.5x the arrays returned; to_pandas(symbols=True)
+# (comm, dso, sym, symoff by the library's symbolizer) under 3x samples() of
+# every column.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -51,8 +53,12 @@ run() {
 }
 pm=$(run profileme)
 st=$(run struct)
+sa=$(run samples)
+sy=$(run symbols)
 echo "$pm"
 echo "$st"
+echo "$sa"
+echo "$sy"
 
 perf_t=""
 if perf version --build-options 2>/dev/null | grep -q 'libpython: \[ on'; then
@@ -74,9 +80,10 @@ else
 	echo "perf here has no Python scripting (libpython off): that leg is skipped"
 fi
 
-"$py" - "$pm" "$st" "$perf_t" <<'PY'
+"$py" - "$pm" "$st" "$perf_t" "$sa" "$sy" <<'PY'
 import sys
 pm, st, perf_t = sys.argv[1].split(), sys.argv[2].split(), sys.argv[3]
+sa, sy = sys.argv[4].split(), sys.argv[5].split()
 t_pm, n_pm, peak, arr = float(pm[1]), int(pm[2]), int(pm[3]), int(pm[4])
 t_st, n_st = float(st[1]), int(st[2])
 ok = True
@@ -94,5 +101,13 @@ if perf_t:
 m = peak / arr
 print("peak traced memory %.1f MB for arrays of %.1f MB: %.2fx (goal <= 1.5x) %s" % (peak / 1e6, arr / 1e6, m, "ok" if m <= 1.5 else "MISSED"))
 ok &= m <= 1.5
+t_sa, t_sy = float(sa[1]), float(sy[1])
+if int(sa[2]) != int(sy[2]):
+    print("rows differ: samples() %s, to_pandas(symbols=True) %s" % (sa[2], sy[2])); ok = False
+r = t_sy / t_sa
+print("samples() (every column):  %.3f s" % t_sa)
+print("to_pandas(symbols=True):   %.3f s  -> %.2fx samples() (goal < 3x) %s"
+      % (t_sy, r, "ok" if r < 3 else "MISSED"))
+ok &= r < 3
 sys.exit(0 if ok else 1)
 PY
