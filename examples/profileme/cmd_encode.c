@@ -55,6 +55,7 @@ static void json_event(const pm_event *ev)
 		printf(", \"exclusive\": 1");
 	if (fl & PM_EVENT_GROUP_LEADER)
 		printf(", \"group_leader\": true");
+	printf(", \"group\": %zu", pm_event_group(ev));
 #define OPT_U(cond, key, val)                                                          \
 	do {                                                                           \
 		if (cond)                                                              \

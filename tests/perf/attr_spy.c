@@ -7,6 +7,12 @@
  * instead, so that fixture PMUs which do not exist on this machine still
  * "open" and perf goes on to print and open every event of the list (it
  * stops at the first failure otherwise).
+ *
+ * A member whose group leader was opened on another CPU is opened without
+ * its group: perf 6.1 puts the members of a `{cycles,instructions}` of a
+ * hybrid machine in one group across cpu_core and cpu_atom, each event on the
+ * CPUs of its own PMU, which the kernel refuses (EINVAL) and perf would not
+ * get past.  The attr perf printed is unchanged.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,6 +23,10 @@
 #include <unistd.h>
 
 typedef long (*syscall_fn)(long, ...);
+
+/* The CPU each event fd was opened on (fds below FD_MAX), +1 (0: unknown). */
+#define FD_MAX 4096
+static int fd_cpu[FD_MAX];
 
 long syscall(long nr, ...)
 {
@@ -61,7 +71,14 @@ long syscall(long nr, ...)
 		attr.sample_max_stack = in->sample_max_stack;
 		attr.use_clockid = in->use_clockid;
 		attr.clockid = in->clockid;
-		return real(nr, (long)&attr, a[1], a[2], a[3], a[4], a[5]);
+		long group = a[3], fd;
+
+		if (group >= 0 && group < FD_MAX && fd_cpu[group] && fd_cpu[group] != (int)a[2] + 1)
+			group = -1; /* leader on another CPU (hybrid group): open it alone */
+		fd = real(nr, (long)&attr, a[1], a[2], group, a[4], a[5]);
+		if (fd >= 0 && fd < FD_MAX)
+			fd_cpu[fd] = (int)a[2] + 1;
+		return fd;
 	}
 	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -27,7 +27,8 @@ does not exist here.  All strings of a tree run in one namespace, one
 Compared for every event, in order: the number of events, type, config,
 config1 (bp_addr), config2 (bp_len), config3, precise_ip, exclude_user,
 exclude_kernel, exclude_hv, exclude_idle, exclude_host, exclude_guest, pinned,
-exclusive, bp_type; the period or frequency when the string sets period= or
+exclusive, bp_type, the group leader of each event (perf's group_fd mapped
+back to the event that opened that fd); the period or frequency when the string sets period= or
 freq=; and, when the string has per-event config terms (call-graph=,
 stack-size=, ...), the sample_type bits (CALLCHAIN, REGS_USER, STACK_USER,
 BRANCH_STACK, AUX, and TIME with time=) and the attr fields perf sets for them
@@ -109,9 +110,20 @@ def parse_perf(text):
     m = re.search(r"^comp level: .*$", text, re.M)
     head = text[m.end():] if m else text
     head = head.split("\nmmap size ", 1)[0]
-    events = []
+    events, fd_event = [], {}
     for m in re.finditer(r"^perf_event_attr:\n(.*?)^-{20,}", head, re.S | re.M):
+        # the opens of this attr (one per CPU; fallbacks retry): the fds it
+        # got and the group_fd of its first successful open
+        nxt = head.find("perf_event_attr:", m.end())
+        leader_fd = None
+        for o in re.finditer(r"^sys_perf_event_open: .*group_fd (-?\d+) .*= (\d+)$",
+                             head[m.end():nxt if nxt >= 0 else len(head)], re.M):
+            fd_event[int(o.group(2))] = len(events)
+            if leader_fd is None:
+                leader_fd = int(o.group(1))
         a = {k: 0 for k in FIELDS}
+        a["group"] = fd_event.get(leader_fd, len(events)) if leader_fd is not None and \
+            leader_fd >= 0 else len(events)
         a.update(period=None, freq=0, sample_type=0, inherit=0)
         a.update({k: 0 for k in TERM_FIELDS})
         for line in m.group(1).splitlines():
@@ -201,7 +213,8 @@ def run_perf(devices, tracefs, strings, work, spy):
             continue
         start = 0
         for st, mi in zip(batch, marks):
-            result[st] = (evs[start:mi], text)
+            part = [dict(e, group=e["group"] - start) for e in evs[start:mi]]
+            result[st] = (part, text)
             start = mi + 1
     return result
 
@@ -223,12 +236,13 @@ def run_ours(prof, root, s):
         for k in TERM_FIELDS + ["inherit"]:
             e[k] = j.get(k, 0)
         e["freq"] = j.get("freq", 0)
+        e["group"] = j.get("group", len(evs))
         e["period"] = j.get("sample_period", j.get("sample_freq"))
         evs.append(e)
     return evs, None
 
 
-def differences(s, ours, perf):
+def differences(s, ours, perf, group=True):
     """The differences between our events and perf's (empty: they agree)."""
     if len(ours) != len(perf):
         return ["%d events, perf %d" % (len(ours), len(perf))]
@@ -236,6 +250,8 @@ def differences(s, ours, perf):
     sets_period = re.search(r"(period|freq)=", s)
     terms = CONFIG_TERMS.search(s)
     for i, (o, p) in enumerate(zip(ours, perf)):
+        if group and o["group"] != p["group"]:
+            out.append("event %d in the group of event %d, perf %d" % (i, o["group"], p["group"]))
         for k in FIELDS:
             if o[k] != p[k]:
                 out.append("event %d %s %#x, perf %#x" % (i, k, o[k], p[k]))
@@ -331,7 +347,7 @@ def main():
                     diff = ["we accept it, perf refuses it: " + perf_reason(text)]
                 elif c["note"].startswith("ORDER:"):
                     key = lambda e: (e["type"], e["config"], e["config1"], e["config2"])
-                    diff = differences(s, sorted(ours, key=key), sorted(perf, key=key))
+                    diff = differences(s, sorted(ours, key=key), sorted(perf, key=key), group=False)
                     if not diff and [key(e) for e in ours] == [key(e) for e in perf]:
                         diff = []  # same order too: fine either way
                     c = dict(c, note="")

@@ -1402,6 +1402,30 @@ START_TEST(test_pmu_alias_file)
 }
 END_TEST
 
+START_TEST(test_hybrid_group)
+{
+	/* perf 6.1 on cpu_core + cpu_atom: a group stays one group whose members
+	 * expand in place, per core PMU (cpu_atom first, its directory order), led
+	 * by the first (perf record -vv: one group_fd for all four) */
+	pm_pmu_list *hy = fixture("hybrid");
+	static const uint64_t want[] = { 0xa00000000ULL, 0x400000000ULL, 0xa00000001ULL,
+					 0x400000001ULL };
+	struct pm_attr a;
+
+	ck_assert_int_eq(parse(hy, "{cycles,instructions}:S"), 0);
+	ck_assert_uint_eq(pm_event_list_count(list), 4);
+	for (size_t i = 0; i < 4; i++) {
+		pm_event_attr(pm_event_list_get(list, i), &a);
+		ck_assert_uint_eq(a.config, want[i]);
+		ck_assert_uint_eq(pm_event_group(pm_event_list_get(list, i)), 0);
+		ck_assert(flags_of(i) & PM_EVENT_SAMPLE_READ);
+	}
+	ck_assert(flags_of(0) & PM_EVENT_GROUP_LEADER);
+	ck_assert(!(flags_of(1) & PM_EVENT_GROUP_LEADER));
+	pm_pmu_list_free(hy);
+}
+END_TEST
+
 START_TEST(test_topdown_leader)
 {
 	/* perf 6.1 (x86 arch_evlist__leader): with cpu/events/slots, a group
@@ -1528,6 +1552,7 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_config_terms);
 	tcase_add_test(tc, test_profileme_driver_rules);
 	tcase_add_test(tc, test_topdown_leader);
+	tcase_add_test(tc, test_hybrid_group);
 	tcase_add_test(tc, test_pmu_alias_file);
 	suite_add_tcase(s, tc);
 	return s;
