@@ -171,3 +171,24 @@ def test_time_as(cc_file, perf_files):
             r.to_pandas(time_as="datetime")
         with pytest.raises(ValueError):
             r.to_pandas(time_as="seconds")
+
+
+def test_comm_through_fork_and_exec(tmp_path):
+    """A shell that forks two copies of the workload: the children are named
+    after the shell until they exec (FORK inherits, COMM exec renames), as
+    `perf script -F comm,tid` names them."""
+    if PERF_SKIP:
+        pytest.skip(PERF_SKIP)
+    out = str(tmp_path / "sh.data")
+    subprocess.run(["perf", "record", "-q", "-e", "task-clock", "-c", "20000", "-o", out, "--",
+                    "sh", "-c", "'%s' 60 & '%s' 60; wait" % (WORKLOAD, WORKLOAD)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with profileme.open(out) as r:
+        df = r.to_pandas(fields=["tid", "comm"])
+    lines = [ln.split() for ln in _perf("script", "-i", out, "-F", "comm,tid").splitlines()
+             if ln.strip()]
+    assert len(lines) == len(df)
+    want = [(x[0], int(x[1])) for x in lines]
+    got = list(zip(df["comm"].astype(str), df["tid"].astype(int)))
+    assert got == want
+    assert len({t for _, t in got}) >= 2 and "workload" in {c for c, _ in got}

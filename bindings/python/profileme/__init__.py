@@ -610,7 +610,7 @@ class PerfData:
         return arr
 
     def to_pandas(self, fields=None, event=None, partial=False, attribution=True, symbols=False,
-                  symfs=None, kallsyms=None, time_as=None):
+                  symfs=None, kallsyms=None, time_as=None, _arr=None):
         """The samples as a pandas DataFrame (columns as ``samples()``, dtypes
         in docs/python.md): ``event`` is a categorical of the event names,
         code columns are categoricals of their names, flags are bool, and the
@@ -655,7 +655,7 @@ class PerfData:
             # the masks need raw_ok and the _valid flags of the fields asked for
             extra = ["raw_ok"] + [f + "_valid" for f in fields]
             get = fields + [x for x in extra if x not in fields and x in self._all_names()]
-        arr = self.samples(fields=get, event=event, partial=partial)
+        arr = self.samples(fields=get, event=event, partial=partial) if _arr is None else _arr
         names = arr.dtype.names
         decoded = set(self._decoded)
         bad = ~arr["raw_ok"] if "raw_ok" in names and decoded & set(names) else None
@@ -730,12 +730,15 @@ class PerfData:
             need += list(_ATTR_REGS[dec])
         need = [n for n in need if n in self._all_names()]
         get = None if fields is None else fields + [n for n in need if n not in fields]
+        # every column: one read serves the frame and the symbols
+        arr = self.samples(event=event, partial=partial) if fields is None else None
         df = self.to_pandas(fields=get, event=event, partial=partial, attribution=attribution,
-                            time_as=None)
+                            time_as=None, _arr=arr)
         key = (event, symfs, kallsyms, bool(attribution), len(df))
         cache = self.__dict__.setdefault("_symcache", {})
         if key not in cache:
-            arr = self.samples(fields=need, event=event, partial=partial)
+            if arr is None:
+                arr = self.samples(fields=need, event=event, partial=partial)
             cache[key] = self._symbol_columns(arr, symfs, kallsyms, attribution)
         cols = cache[key]
         if fields is not None:
@@ -801,24 +804,25 @@ class PerfData:
         ev_code = np.asarray(ev_code, dtype=np.int64)
         order = np.lexsort((ev_time, ev_tid))
         ev_tid, ev_time, ev_code = ev_tid[order], ev_time[order], ev_code[order]
-        utid, inv = np.unique(tid, return_inverse=True)
-        lo = np.searchsorted(ev_tid, utid, "left")
-        hi = np.searchsorted(ev_tid, utid, "right")
-        by = np.argsort(inv, kind="stable")
-        bounds = np.searchsorted(inv[by], np.arange(len(utid) + 1))
-        missing = []
-        for k in range(len(utid)):
-            rows = by[bounds[k]:bounds[k + 1]]
-            if lo[k] == hi[k]:
-                missing.append((k, rows))
-                continue
-            pos = np.searchsorted(ev_time[lo[k]:hi[k]], tm[rows], "right") - 1
-            got = pos >= 0
-            codes[rows[got]] = ev_code[lo[k]:hi[k]][pos[got]]
-            if not got.all():
-                missing.append((k, rows[~got]))
-        for k, rows in missing:
-            codes[rows] = code(":%d" % utid[k])   # perf's name for a thread without COMM
+        # each row's thread among the (few) threads with a name event
+        etid, first, count = np.unique(ev_tid, return_index=True, return_counts=True)
+        pos = np.minimum(np.searchsorted(etid, tid), max(len(etid) - 1, 0))
+        known = (etid[pos] == tid) if len(etid) else np.zeros(len(tid), dtype=bool)
+        lo = first[pos] if len(etid) else pos
+        one = known & (count[pos] == 1) if len(etid) else known
+        ok = one & (tm >= ev_time[lo] if len(etid) else one)
+        codes[ok] = ev_code[lo[ok]]
+        for k in np.flatnonzero(count > 1):     # threads named more than once (exec, prctl)
+            rows = np.flatnonzero(known & (pos == k))
+            a, b = first[k], first[k] + count[k]
+            at = np.searchsorted(ev_time[a:b], tm[rows], "right") - 1
+            got = at >= 0
+            codes[rows[got]] = ev_code[a:b][at[got]]
+        left = np.flatnonzero(codes < 0)
+        if len(left):
+            # perf's name for a thread without COMM: ":tid"
+            ut, inv = np.unique(tid[left], return_inverse=True)
+            codes[left] = np.array([code(":%d" % t) for t in ut], dtype=np.int64)[inv]
         return pd.Categorical.from_codes(codes, categories=names) if names else \
             pd.Categorical([None] * len(arr))
 
