@@ -192,3 +192,20 @@ def test_comm_through_fork_and_exec(tmp_path):
     got = list(zip(df["comm"].astype(str), df["tid"].astype(int)))
     assert got == want
     assert len({t for _, t in got}) >= 2 and "workload" in {c for c, _ in got}
+
+
+def test_symbols_profileme_charged_rows():
+    """SYNTHETIC ProfileMe recording: symbols=True charges rows as
+    symbolize() does (tested against the CLI in test_attribution.py):
+    PAL redirects at the trapping instruction, other PAL samples [PALcode]."""
+    from conftest import SYNTH
+    symfs = os.path.join(os.path.dirname(SYNTH), "symfs")
+    with profileme.open(SYNTH) as r:
+        df = r.to_pandas(symbols=True, symfs=symfs, kallsyms=os.path.join(symfs, "kallsyms"))
+        sym, dso, off = r.symbolize(symfs=symfs, kallsyms=os.path.join(symfs, "kallsyms"))
+    assert (df["sym"].astype(str).to_numpy() == sym.astype(str)).all()
+    assert (df["dso"].astype(str).to_numpy() ==
+            np.array([d if d.startswith("[") else os.path.basename(d) for d in dso])).all()
+    assert (df["symoff"].to_numpy() == off).all()
+    pal = (df["charge"] == "PALcode").to_numpy()
+    assert pal.any() and (df["dso"][pal] == "[PALcode]").all()
