@@ -146,7 +146,10 @@ enum pm_event_flag {
 	 *  only if the caller gives it a period or frequency (its own default,
 	 *  as perf record's -c/-F); opened as it is (sample_period 0) the
 	 *  driver refuses it with EINVAL. @since 0.1 */
-	PM_EVENT_NEEDS_PERIOD = 1 << 8
+	PM_EVENT_NEEDS_PERIOD = 1 << 8,
+	/** `b`: count with a BPF program (perf stat's bpf_counter); no attr
+	 *  bit, a tool that has no BPF counting counts as usual. @since 0.1 */
+	PM_EVENT_BPF_COUNTER = 1 << 9
 };
 
 /**

@@ -334,9 +334,36 @@ static int parse_terms(struct parser *p, struct terms *ts)
 			return 0;
 		t.pos = p->i;
 		t.name = p->s + p->i;
-		while (p->i < p->len && is_ident_char(p->s[p->i]))
-			p->i++;
-		t.nlen = (size_t)(p->s + p->i - t.name);
+		if (p->s[p->i] == '@') {
+			/* perf's driver-config form @SINK[=VALUE]: SINK of
+			 * [A-Za-z0-9_.], VALUE of [A-Za-z0-9_*?.:] */
+			bool eq = false;
+
+			t.nlen = 1;
+			t.vpos = ++p->i;
+			t.sval = p->s + p->i;
+			for (; p->i < p->len; p->i++) {
+				char c = p->s[p->i];
+				bool w = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+					 (c >= '0' && c <= '9') || c == '_' || c == '.';
+
+				if (c == '=' && !eq && p->i > t.vpos && p->i + 1 < p->len &&
+				    p->s[p->i + 1] != ',' && p->s[p->i + 1] != '/') {
+					eq = true;
+					continue;
+				}
+				if (!w && !(eq && (c == '*' || c == '?' || c == ':')))
+					break;
+			}
+			t.slen = (size_t)(p->s + p->i - t.sval);
+			if (!t.slen)
+				return perr(p, t.vpos, PM_ERR_SYNTAX,
+					    "'@' needs a driver config (a sink name: @tmc_etr0)");
+		} else {
+			while (p->i < p->len && is_ident_char(p->s[p->i]))
+				p->i++;
+			t.nlen = (size_t)(p->s + p->i - t.name);
+		}
 		if (!t.nlen)
 			return perr(p, p->i, PM_ERR_SYNTAX, "expected a term name, found '%c'",
 				    p->i < p->len ? p->s[p->i] : ' ');
@@ -472,7 +499,7 @@ static const struct {
 	{ "percore", PM_ETERM_PERCORE, 3, 1 },       { "aux-output", PM_ETERM_AUX_OUTPUT, 3, 1 },
 	{ "aux-sample-size", PM_ETERM_AUX_SAMPLE_SIZE, 1, 0 },
 	{ "driver-config", PM_ETERM_DRV_CFG, 2, 0 }, { "metric-id", PM_ETERM_METRIC_ID, 2, 0 },
-	{ "branch_type", PM_ETERM_BRANCH_TYPE, 2, 0 },
+	{ "branch_type", PM_ETERM_BRANCH_TYPE, 2, 0 }, { "@", PM_ETERM_DRV_CFG, 2, 0 },
 };
 
 /* perf's branch filter names (PERF_SAMPLE_BRANCH_*) */
@@ -1108,6 +1135,9 @@ static int apply_mods(struct parser *p, struct pm_event *ev, size_t pos, size_t 
 		case 'W':
 			ev->flags |= PM_EVENT_WEAK_GROUP;
 			break;
+		case 'b':
+			ev->flags |= PM_EVENT_BPF_COUNTER;
+			break;
 		case 'D':
 			f |= PM_ATTR_PINNED;
 			break;
@@ -1116,7 +1146,7 @@ static int apply_mods(struct parser *p, struct pm_event *ev, size_t pos, size_t 
 			break;
 		default:
 			return perr(p, pos + k, PM_ERR_SYNTAX,
-				    "unknown modifier '%c' (valid: u k h G H I p P S D e W)", c);
+				    "unknown modifier '%c' (valid: u k h G H I p P S D e W b)", c);
 		}
 	}
 	ev->gh_set = gh;

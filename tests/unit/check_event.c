@@ -1426,6 +1426,47 @@ START_TEST(test_hybrid_group)
 }
 END_TEST
 
+START_TEST(test_sink_and_b)
+{
+	/* perf 6.1: @SINK is a driver-config term (no attr bits); b is the
+	 * bpf_counter modifier (no attr bit; it resets exclude_guest as any
+	 * modifier list without u/k/h/p: perf record -vv) */
+	pm_pmu_list *pl = fixture("grammar");
+	struct pm_attr a;
+	struct pm_event_term t;
+	const pm_event *ev;
+
+	ck_assert_int_eq(parse(pl, "cpu/event=0x3c,@tmc_etr0/u"), 0);
+	ev = pm_event_list_get(list, 0);
+	pm_event_attr(ev, &a);
+	ck_assert_uint_eq(a.config, 0x3c);
+	ck_assert_uint_eq(pm_event_term_count(ev), 1);
+	memset(&t, 0, sizeof(t));
+	t.sz = sizeof(t);
+	ck_assert_int_eq(pm_event_term_get(ev, 0, &t), 0);
+	ck_assert_int_eq(t.kind, PM_ETERM_DRV_CFG);
+	ck_assert_str_eq(t.name, "@");
+	ck_assert_str_eq(t.value, "tmc_etr0");
+	ck_assert_int_eq(parse(pl, "cpu/config=1,@cfg=abc:1/"), 0);
+	ck_assert_int_eq(pm_event_term_get(pm_event_list_get(list, 0), 0, &t), 0);
+	ck_assert_str_eq(t.value, "cfg=abc:1");
+	ck_assert_int_eq(parse(pl, "cpu/@a-b/"), -PM_ERR_SYNTAX);
+	ck_assert_uint_eq(err.position, 6);
+	ck_assert_int_eq(parse(pl, "cpu/@,config=2/"), -PM_ERR_SYNTAX);
+	ck_assert_uint_eq(err.position, 5);
+	ck_assert_int_eq(parse(pl, "cycles:b"), 0);
+	ck_assert(flags_of(0) & PM_EVENT_BPF_COUNTER);
+	pm_event_attr(pm_event_list_get(list, 0), &a);
+	ck_assert(!HAS(a, PM_ATTR_EXCLUDE_GUEST));
+	ck_assert_int_eq(parse(pl, "{cycles,instructions}:ub"), 0);
+	ck_assert(flags_of(1) & PM_EVENT_BPF_COUNTER);
+	pm_event_attr(pm_event_list_get(list, 1), &a);
+	ck_assert(HAS(a, PM_ATTR_EXCLUDE_KERNEL));
+	ck_assert_int_eq(parse(pl, "cycles:bb"), -PM_ERR_SYNTAX);
+	pm_pmu_list_free(pl);
+}
+END_TEST
+
 START_TEST(test_topdown_leader)
 {
 	/* perf 6.1 (x86 arch_evlist__leader): with cpu/events/slots, a group
@@ -1552,6 +1593,7 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_config_terms);
 	tcase_add_test(tc, test_profileme_driver_rules);
 	tcase_add_test(tc, test_topdown_leader);
+	tcase_add_test(tc, test_sink_and_b);
 	tcase_add_test(tc, test_hybrid_group);
 	tcase_add_test(tc, test_pmu_alias_file);
 	suite_add_tcase(s, tc);
