@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /* Reading one ELF file's function symbols (and its separate debug file). */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -11,6 +13,8 @@
 #include <libelf.h>
 
 #include "symbol/sym_internal.h"
+
+static char *demangle(const char *name);
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -312,6 +316,7 @@ static int read_symbols(struct pm__dso *d, struct elf_file *f, Elf_Scn *scn, con
 		GElf_Sym sym;
 		GElf_Shdr ssh;
 		const char *name;
+		char *dm;
 		int type, bind;
 
 		if (!gelf_getsym(data, (int)i, &sym))
@@ -331,14 +336,96 @@ static int read_symbols(struct pm__dso *d, struct elf_file *f, Elf_Scn *scn, con
 		if (gelf_getshdr(elf_getscn(f->elf, sym.st_shndx), &ssh) && ssh.sh_addr + ssh.sh_size > ssh.sh_addr)
 			r.limit = ssh.sh_addr + ssh.sh_size;
 		r.prio = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+		dm = demangle(name);
+		if (dm)
+			name = dm;
 		rc = pm__symtab_addstr(&d->tab, name, strlen(name), &r.name);
 		if (rc == 0)
 			rc = pm__rawvec_push(rv, &r, name);
+		free(dm);
 		if (rc)
 			return rc;
 		(*nfunc)++;
 	}
 	return 0;
+}
+
+/* ---- C++ names, as perf prints them ---- */
+
+/* perf 6.1 demangles C++ symbols without parameters (DMGL_NO_OPTS unless
+ * -v): "ns::f(int) const" is "ns::f".  The demangler is the C++ runtime's
+ * __cxa_demangle (an extern "C" function of libstdc++), looked up at run
+ * time: in the process already, else from libstdc++.so.6.  Without it,
+ * names stay mangled; nothing else depends on it. */
+typedef char *(*pm_cxa_demangle_fn)(const char *, char *, size_t *, int *);
+static pm_cxa_demangle_fn pm_cxa_demangle;
+static pthread_once_t pm_cxa_once = PTHREAD_ONCE_INIT;
+
+static void pm_cxa_init(void)
+{
+	void *h;
+
+	pm_cxa_demangle = (pm_cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (pm_cxa_demangle)
+		return;
+	h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	if (h)
+		pm_cxa_demangle = (pm_cxa_demangle_fn)dlsym(h, "__cxa_demangle");
+}
+
+/* Index of the '(' that opens the parameter list ending the name, or -1. */
+static ptrdiff_t params_start(const char *d, size_t n)
+{
+	int depth = 0;
+
+	/* trailing qualifiers of a member function */
+	while (n > 0 && d[n - 1] != ')') {
+		char c = d[n - 1];
+
+		if (c != ' ' && c != '&' && !(c >= 'a' && c <= 'z'))
+			return -1;
+		n--;
+	}
+	for (size_t i = n; i-- > 0;) {
+		if (d[i] == ')')
+			depth++;
+		else if (d[i] == '(' && --depth == 0)
+			return (ptrdiff_t)i;
+	}
+	return -1;
+}
+
+/* The name perf shows for a mangled symbol, in a malloc'd string; NULL
+ * when it is not a C++ name or cannot be demangled. */
+static char *demangle(const char *name)
+{
+	char *d;
+	ptrdiff_t p;
+	size_t start = 0;
+	int st = 0, depth = 0;
+
+	if (name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	pthread_once(&pm_cxa_once, pm_cxa_init);
+	if (!pm_cxa_demangle || !(d = pm_cxa_demangle(name, NULL, NULL, &st)) || st != 0)
+		return NULL;
+	p = params_start(d, strlen(d));
+	if (p > 0)
+		d[p] = 0;
+	/* A template function's return type stands before its name: drop what
+	 * precedes the last space outside <> and (), unless it is "operator". */
+	for (size_t i = 0; d[i]; i++) {
+		if (d[i] == '<' || d[i] == '(')
+			depth++;
+		else if ((d[i] == '>' || d[i] == ')') && depth > 0)
+			depth--;
+		else if (d[i] == ' ' && depth == 0 &&
+			 !(i >= 8 && strncmp(d + i - 8, "operator", 8) == 0))
+			start = i + 1;
+	}
+	if (start)
+		memmove(d, d + start, strlen(d + start) + 1);
+	return d;
 }
 
 /* ---- separate debug files ---- */
