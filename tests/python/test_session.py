@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 """profileme.Session: live sampling of the bundled workload."""
 import collections
-import os
 import subprocess
 
 import numpy as np
