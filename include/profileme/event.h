@@ -49,7 +49,7 @@
  *     `period=`, `freq=`, `name=`, and perf's per-event config terms
  *     (`call-graph=`, `stack-size=`, `max-stack=`, `time=`, `inherit`, ...:
  *     see pm_event_term_count());
- *   - modifiers `u k h G H I p pp ppp P S D e W` with perf's meaning.
+ *   - modifiers `u k h G H I p pp ppp P S D e W b` with perf's meaning.
  *
  * ProfileMe: on a PMU that has a `profileme` format, the `profileme` term
  * sets that bit, and precise sampling (`p`, `P`, precise_ip) selects

@@ -26,6 +26,13 @@ static void load(void)
 	const char *src = getenv("PROFILEME_SRCDIR");
 	if (!src)
 		src = PM_FUZZ_SRCDIR;
+	/* tracepoints from the fixture tracefs, not this machine's: a glob such
+	 * as `*:*` over a real tracefs (thousands of events, each formatted and
+	 * parsed again) timed the harness out, and the input must not depend
+	 * on the machine */
+	char tfs[4096];
+	snprintf(tfs, sizeof(tfs), "%s/tests/fixtures/sysfs/grammar/kernel/tracing", src);
+	setenv("PROFILEME_TRACEFS", tfs, 1);
 	for (size_t i = 0; i < NTREES; i++) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/tests/fixtures/sysfs/%s", src, trees[i]);
