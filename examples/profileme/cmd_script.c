@@ -324,10 +324,7 @@ static bool sym_lookup(struct script *s, uint32_t pid, uint64_t addr, int cpumod
 
 	if (!s->sym)
 		return false;
-	if (cpumode == PM_RECORD_MISC_KERNEL || cpumode == PM_RECORD_MISC_GUEST_KERNEL)
-		how = PM_SYM_LOOKUP_KERNEL;
-	else if (cpumode == PM_RECORD_MISC_USER || cpumode == PM_RECORD_MISC_GUEST_USER)
-		how = PM_SYM_LOOKUP_USER;
+	how = pm_sym_lookup_how(cpumode);
 	res.sz = sizeof(res);
 	if (pm_sym_lookup(s->sym, (int32_t)pid, addr, how, &res) < 0)
 		return false;

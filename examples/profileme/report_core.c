@@ -616,10 +616,7 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 			if (s.is_pm)
 				mode = (s.addr >> 63) ? PM_RECORD_MISC_KERNEL : PM_RECORD_MISC_USER;
 			s.level = rep_level(mode);
-			if (mode == PM_RECORD_MISC_KERNEL || mode == PM_RECORD_MISC_GUEST_KERNEL)
-				how = PM_SYM_LOOKUP_KERNEL;
-			else if (mode == PM_RECORD_MISC_USER || mode == PM_RECORD_MISC_GUEST_USER)
-				how = PM_SYM_LOOKUP_USER;
+			how = pm_sym_lookup_how(mode);
 			if (pm_sym_lookup(c->sym, (int32_t)s.pid, s.addr, how, &r) == 0) {
 				s.sym = r.name ? r.name : "[unknown]";
 				s.dso = r.dso ? r.dso : "[unknown]";

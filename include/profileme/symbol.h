@@ -32,6 +32,7 @@
 #define PROFILEME_SYMBOL_H
 
 #include <profileme/common.h>
+#include <profileme/record.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -120,6 +121,29 @@ struct pm_sym_def {
 #define PM_SYM_LOOKUP_USER (1u << 0)   /**< A user-space address: never the kernel. */
 #define PM_SYM_LOOKUP_KERNEL (1u << 1) /**< A kernel address: kallsyms only. */
 /** @} */
+
+/**
+ * @brief **pm_sym_lookup_how()**: the pm_sym_lookup() flags for a sample's
+ *        or a callchain frame's cpumode, as every consumer of the library
+ *        applies them (kernel and guest kernel: PM_SYM_LOOKUP_KERNEL; user
+ *        and guest user: PM_SYM_LOOKUP_USER; hypervisor and unknown: 0).
+ * @param cpumode  a PM_RECORD_MISC_* cpumode (misc & PM_RECORD_MISC_CPUMODE_MASK)
+ * @return the flags.
+ * @since 0.1
+ */
+static inline uint32_t pm_sym_lookup_how(int cpumode)
+{
+	switch (cpumode) {
+	case PM_RECORD_MISC_KERNEL:
+	case PM_RECORD_MISC_GUEST_KERNEL:
+		return PM_SYM_LOOKUP_KERNEL;
+	case PM_RECORD_MISC_USER:
+	case PM_RECORD_MISC_GUEST_USER:
+		return PM_SYM_LOOKUP_USER;
+	default:
+		return 0;
+	}
+}
 
 /** @brief Diagnostic codes of ::pm_sym_diag. */
 enum pm_sym_diag_code {

@@ -553,20 +553,6 @@ static int pmx_frame_push(struct pmx_walk *w, size_t *n)
 	return 0;
 }
 
-static uint32_t pmx_how(int cpumode)
-{
-	switch (cpumode) {
-	case PM_RECORD_MISC_KERNEL:
-	case PM_RECORD_MISC_GUEST_KERNEL:
-		return PM_SYM_LOOKUP_KERNEL;
-	case PM_RECORD_MISC_USER:
-	case PM_RECORD_MISC_GUEST_USER:
-		return PM_SYM_LOOKUP_USER;
-	default:
-		return 0;
-	}
-}
-
 /* ---- init / run ------------------------------------------------------- */
 
 static bool pmx_contains(const char *s, const char *w)
@@ -687,7 +673,7 @@ static int pmx_sample(struct pmx_walk *w, const struct pm_file_record *rec, stru
 	s.comm = (uint32_t)PM_MAX(pmx_comm_get(w, smp->tid), 0);
 	s.dec = w->dec[rec->attr_idx];
 	leaf = smp->ip;
-	how = pmx_how(smp->misc & PM_RECORD_MISC_CPUMODE_MASK);
+	how = pm_sym_lookup_how(smp->misc & PM_RECORD_MISC_CPUMODE_MASK);
 	if (s.dec && !strcmp(pm_raw_decoder_name(s.dec), "alpha_profileme") &&
 	    (smp->present & PM_SAMPLE_RAW)) {
 		s.pm.sz = sizeof(s.pm);

@@ -246,24 +246,10 @@ static int rhash_grow(pm_symbolizer *s)
 	return 0;
 }
 
-static uint32_t how_of(uint8_t mode)
-{
-	switch (mode) {
-	case PM_RECORD_MISC_KERNEL:
-	case PM_RECORD_MISC_GUEST_KERNEL:
-		return PM_SYM_LOOKUP_KERNEL;
-	case PM_RECORD_MISC_USER:
-	case PM_RECORD_MISC_GUEST_USER:
-		return PM_SYM_LOOKUP_USER;
-	default:
-		return 0;
-	}
-}
-
 /* Resolve one query: the cached result of its key, or a new one. */
 static int resolve_one(pm_symbolizer *s, int32_t pid, uint64_t addr, uint8_t mode, uint32_t *out)
 {
-	uint32_t how = how_of(mode);
+	uint32_t how = pm_sym_lookup_how(mode);
 	/* A kernel lookup does not depend on the process's maps. */
 	uint64_t gen = how == PM_SYM_LOOKUP_KERNEL ? 0 : pm__sym_proc_gen(s, pid);
 	int32_t kpid = how == PM_SYM_LOOKUP_KERNEL ? 0 : pid;
