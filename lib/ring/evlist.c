@@ -73,8 +73,8 @@ static int read_sysctl_int(const char *path, int *val)
 	return rc;
 }
 
-static int explain_open_error(int err, const struct pm_attr *a, const char *name, int pid,
-			      int cpu, bool grouped)
+int pm__evlist_explain_open(int err, const struct pm_attr *a, const char *name, int pid, int cpu,
+			    bool grouped)
 {
 	char what[160];
 	unsigned precise = PM_ATTR_PRECISE_IP(a);
@@ -228,7 +228,7 @@ int pm_attr_open(const struct pm_attr *attr, int pid, int cpu, int group_fd, uns
 		return pm__err(EINVAL, "pm_attr_open: NULL attr");
 	fd = attr_open_raw(attr, pid, cpu, group_fd, flags);
 	if (fd < 0)
-		return explain_open_error(-fd, attr, NULL, pid, cpu, group_fd >= 0);
+		return pm__evlist_explain_open(-fd, attr, NULL, pid, cpu, group_fd >= 0);
 	return fd;
 }
 
@@ -603,7 +603,7 @@ int pm_evlist_open(pm_evlist *el)
 				grouped = el->ev[j].leader == (int)i;
 			rc = attr_open_raw(&e->attr, pid, el->cpus[c], gfd, 0);
 			if (rc < 0) {
-				rc = explain_open_error(-rc, &e->attr, e->name, pid, el->cpus[c],
+				rc = pm__evlist_explain_open(-rc, &e->attr, e->name, pid, el->cpus[c],
 							grouped);
 				goto fail;
 			}

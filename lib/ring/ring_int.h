@@ -29,5 +29,9 @@ struct pm_ring {
 PM_HIDDEN int pm__ring_init(pm_ring **out, void *base, size_t page_size, size_t data_size,
 			    unsigned flags, int fd, size_t map_len);
 PM_HIDDEN void pm__ring_stats_add(struct pm_ring_stats *acc, const pm_ring *r);
+/* Record why perf_event_open(a) failed with errno @p err (pm_errmsg()), the
+ * ProfileMe rule it broke when it is one; returns -err. */
+PM_HIDDEN int pm__evlist_explain_open(int err, const struct pm_attr *a, const char *name, int pid,
+				      int cpu, bool grouped);
 
 #endif /* PM_RING_INT_H */

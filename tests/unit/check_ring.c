@@ -21,6 +21,9 @@
 
 #include "internal/pm_internal.h"
 #include "pm_check.h"
+#include "ring/ring_int.h"
+
+#include <profileme/raw.h>
 
 #include <profileme/ring.h>
 
@@ -566,6 +569,54 @@ START_TEST(test_counting)
 }
 END_TEST
 
+/* Why the kernel refused a ProfileMe event: the rule broken, and whether
+ * ProfileMe came from the config bit or from precise_ip (the PMU from the
+ * Alpha fixture tree; no Alpha here, so the errno is given). */
+START_TEST(test_explain_profileme)
+{
+	struct pm_attr a;
+	char *old = getenv("PROFILEME_SYSFS") ? strdup(getenv("PROFILEME_SYSFS")) : NULL;
+
+	setenv("PROFILEME_SYSFS", PM_TEST_SRCDIR "/tests/fixtures/sysfs/alpha", 1);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = 4; /* the fixture's Alpha cpu PMU */
+	a.config = PM_PROFILEME_CONFIG_BIT | 0x0;
+	a.sample_period = 10000;
+	ck_assert_int_eq(pm__evlist_explain_open(EINVAL, &a, "pm", -1, 0, false), -EINVAL);
+	ck_assert_msg(strstr(pm_errmsg(), "maps only event codes 1-4") &&
+		      strstr(pm_errmsg(), "the profileme config bit (config:8)") &&
+		      strstr(pm_errmsg(), "this is 0"), "%s", pm_errmsg());
+	a.config = PM_PROFILEME_CONFIG_BIT | 0x201;
+	pm__evlist_explain_open(EINVAL, &a, "pm", -1, 0, false);
+	ck_assert_msg(strstr(pm_errmsg(), "only config bits 0-8"), "%s", pm_errmsg());
+	a.config = PM_PROFILEME_CONFIG_BIT | 0x1;
+	pm__evlist_explain_open(EINVAL, &a, "pm", -1, 0, true);
+	ck_assert_msg(strstr(pm_errmsg(), "cannot share a group"), "%s", pm_errmsg());
+	a.sample_period = 0;
+	pm__evlist_explain_open(EINVAL, &a, "pm", -1, 0, false);
+	ck_assert_msg(strstr(pm_errmsg(), "must sample"), "%s", pm_errmsg());
+	/* selected by precise_ip, raw event 0x1 without the bit */
+	a.config = 0x1;
+	a.sample_period = 10000;
+	a.flags |= 2ULL << PM_ATTR_PRECISE_IP_SHIFT;
+	pm__evlist_explain_open(EINVAL, &a, "pm", -1, 0, false);
+	ck_assert_msg(strstr(pm_errmsg(), "selected by precise_ip") &&
+		      strstr(pm_errmsg(), "precise_ip=2"), "%s", pm_errmsg());
+	/* not ProfileMe at all: the generic text */
+	a.flags = 0;
+	pm__evlist_explain_open(EINVAL, &a, "pm", -1, 0, false);
+	ck_assert_msg(!strstr(pm_errmsg(), "ProfileMe") && strstr(pm_errmsg(), "invalid attributes"),
+		      "%s", pm_errmsg());
+	if (old) {
+		setenv("PROFILEME_SYSFS", old, 1);
+		free(old);
+	} else {
+		unsetenv("PROFILEME_SYSFS");
+	}
+}
+END_TEST
+
 /* A task's counting event opened once per CPU (inherit): its times must
  * aggregate as one task's, not as ncpu tasks' (no false multiplexing, and
  * the scaled value equals the raw value for a software event). */
@@ -768,6 +819,7 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_open_errors_and_fds);
 	tcase_add_test(tc, test_counting);
 	tcase_add_test(tc, test_counting_inherit_percpu);
+	tcase_add_test(tc, test_explain_profileme);
 	tcase_add_test(tc, test_sampling_self);
 	tcase_add_test(tc, test_command);
 	tcase_add_test(tc, test_percpu_set_output);
