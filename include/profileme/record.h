@@ -481,7 +481,11 @@ struct pm_sample {
  *         -PM_ERR_TRUNCATED if @p len < header.size (err_off = @p len);
  *         -PM_ERR_CORRUPT if a field runs past header.size (err_off = the
  *         offset of the field whose length or count does not fit, never more
- *         than header.size).  On error the contents of @p out (but not its
+ *         than header.size), or if header.size is longer than the fields
+ *         of @p layout (err_off = the first unaccounted byte): a SAMPLE is
+ *         exactly its fields, so this means @p layout is not the record's
+ *         attr's (for a live ring use pm_evlist_attr() after open, not the
+ *         attr passed to pm_evlist_add()).  On error the contents of @p out (but not its
  *         sz) are unspecified.
  * @since 0.1
  */

@@ -303,6 +303,15 @@ int pm_sample_parse(struct pm_sample *out, const pm_sample_layout *l, const void
 	}
 #undef NEED
 #undef U64_FIELD
+	/* A SAMPLE is exactly its fields: the kernel sizes it from sample_type
+	 * (perf_prepare_sample), pads RAW so that its u32 size plus data end on
+	 * 8 bytes and the user stack to 8, and appends no sample_id trailer.
+	 * Bytes left over mean the layout is not the one the record was written
+	 * with (e.g. built from the attr passed in, not the one opened). */
+	if (pos != end) {
+		what = "record longer than its layout accounts for (layout of another attr?)";
+		goto corrupt;
+	}
 	s->present = st;
 	if (s == &tmp) {
 		pm__struct_copy_out(out, caller_sz, &tmp, sizeof(tmp));

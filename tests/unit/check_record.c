@@ -651,6 +651,28 @@ START_TEST(test_sample_api_errors)
 	ck_assert_int_eq(pm_sample_parse(&s, l, b.buf, b.n, 0, &off), -PM_ERR_CORRUPT);
 	ck_assert_uint_eq(off, 6);
 	b_done(&b);
+	/* header.size past what the layout accounts for: a layout built from
+	 * another attr (fewer sample_type bits) must not parse "successfully"
+	 * with every field 0; the offset is where the unaccounted bytes start
+	 * and the caller's struct keeps its size */
+	{
+		pm_sample_layout *l2;
+		struct pm_attr a2;
+
+		attr_for(&a2, PM_SAMPLE_IP);
+		ck_assert_int_eq(pm_sample_layout_new(&l2, &a2), 0);
+		off = 0;
+		ck_assert_int_eq(pm_sample_parse(&s, l2, b.buf, b.n, 0, &off), -PM_ERR_CORRUPT);
+		ck_assert_uint_eq(off, 16);
+		ck_assert_uint_eq(s.sz, sizeof(s));
+		ck_assert_ptr_nonnull(strstr(pm_errmsg(), "longer than its layout"));
+		pm_sample_layout_free(l2);
+		/* 8 extra bytes after the right layout's fields */
+		pm__st16(b.buf + 6, (uint16_t)(b.n + 8), false);
+		ck_assert_int_eq(pm_sample_parse(&s, l, b.buf, b.n + 8, 0, &off), -PM_ERR_CORRUPT);
+		ck_assert_uint_eq(off, b.n);
+		b_done(&b);
+	}
 	/* a longer span than the record is fine */
 	ck_assert_int_eq(pm_sample_parse(&s, l, b.buf, sizeof(b.buf), 0, &off), 0);
 	ck_assert_uint_eq(s.ip, V_IP);
