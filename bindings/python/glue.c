@@ -1518,6 +1518,34 @@ PyObject *pmpy_columns_skipped(pm_columns *c)
  * (bytes of native u64 ips, bytes of native i64 offsets): the chain of
  * sample i is ips[offsets[i]:offsets[i+1]].  Context markers are dropped, as
  * in `profileme script --json`.  Decoded in C with the GIL released. */
+/* The library's exporters (lib/export): pprof to a path, folded stacks to a
+ * descriptor.  GIL released while C reads the file. */
+PyObject *pmpy_export(pm_file *f, const char *fmt, const char *path, int fd, int event,
+		      const char *symfs, const char *kallsyms)
+{
+	struct pm_export_opts o = { .sz = sizeof(o) };
+	int rc;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	if (strcmp(fmt, "pprof") != 0 && strcmp(fmt, "folded") != 0) {
+		PyErr_Format(PyExc_ValueError, "unknown export format '%s' (pprof, folded)", fmt);
+		return NULL;
+	}
+	o.event = event;
+	o.symfs = symfs && *symfs ? symfs : NULL;
+	o.kallsyms = kallsyms && *kallsyms ? kallsyms : NULL;
+	Py_BEGIN_ALLOW_THREADS
+	if (strcmp(fmt, "pprof") == 0)
+		rc = pm_export_pprof(f, &o, path);
+	else
+		rc = pm_export_folded(f, &o, fd);
+	Py_END_ALLOW_THREADS
+	if (rc < 0)
+		return pmpy_raise(rc, path && *path ? path : NULL);
+	Py_RETURN_NONE;
+}
+
 PyObject *pmpy_file_callchains(pm_file *f, int event)
 {
 	struct pm_file_record rec = { .sz = sizeof(rec) };

@@ -45,6 +45,8 @@ PyObject *pmpy_file_features(pm_file *f);
 PyObject *pmpy_file_events(pm_file *f);
 PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx);
 PyObject *pmpy_file_callchains(pm_file *f, int event);
+PyObject *pmpy_export(pm_file *f, const char *fmt, const char *path, int fd, int event,
+                      const char *symfs, const char *kallsyms);
 PyObject *pmpy_file_callchain_frames(pm_file *f, int event);
 PyObject *pmpy_file_tasks(pm_file *f);
 PyObject *pmpy_file_end_status(pm_file *f);

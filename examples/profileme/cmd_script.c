@@ -1152,7 +1152,8 @@ int cmd_script(int argc, char **argv)
 	}
 	cli_progress_init(&prog, "script", quiet);
 	if (folded) {
-		struct pm_export_opts eo = { .sz = sizeof(eo), .event = -1, .progress = cli_progress_cb,
+		struct pm_export_opts eo = { .sz = sizeof(eo), .event = -1, .symfs = s.symfs,
+					     .kallsyms = s.kallsyms, .progress = cli_progress_cb,
 					     .progress_user = &prog };
 
 		rc = pm_export_folded(s.f, &eo, 1);

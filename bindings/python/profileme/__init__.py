@@ -855,6 +855,42 @@ class PerfData:
             if own:
                 _c.file_close(f)
 
+    def _export(self, fmt, path, fd, event, symfs, kallsyms):
+        ev = self._event_index(event)
+        f, own = self._fresh()
+        try:
+            with _named(self.name):
+                _c.export(f, fmt, path or "", fd, ev, symfs or "", kallsyms or "")
+        finally:
+            if own:
+                _c.file_close(f)
+
+    def to_pprof(self, path, event=None, symfs=None, kallsyms=None):
+        """Write the recording as a gzipped pprof ``profile.proto`` at
+        ``path`` (what ``go tool pprof`` and the tools that import its
+        format read), through the library's exporter (``pm_export_pprof()``,
+        the same file ``profileme convert --to pprof`` writes): symbolized
+        stacks leaf first, comm/pid/tid/cpu labels, ``samples/count`` and
+        ``<event>/<unit>`` values, and the ProfileMe and IBS value types
+        (docs/export.md).  ``event`` limits it to one event.  Raises
+        ``UnsupportedError`` when the library was built without protobuf-c
+        and zlib."""
+        path = os.fspath(path)
+        if "\0" in path:
+            raise ValueError("embedded NUL character in path")
+        self._export("pprof", path, -1, event, symfs, kallsyms)
+
+    def folded(self, event=None, symfs=None, kallsyms=None):
+        """Collapsed stacks as Brendan Gregg's stackcollapse tools write them
+        (``comm;root;...;leaf count`` per line, sorted), for flamegraph.pl,
+        inferno and speedscope: the library's ``pm_export_folded()``, the
+        same text as ``profileme script --folded``.  Returns a str."""
+        import tempfile
+        with tempfile.TemporaryFile() as tmp:
+            self._export("folded", None, tmp.fileno(), event, symfs, kallsyms)
+            tmp.seek(0)
+            return tmp.read().decode("utf-8", "replace")
+
     def callchains(self, event=None, frame=False, symbols=True, symfs=None, kallsyms=None):
         """Callchains of the samples as (ips, offsets): ips is one flat uint64
         array, and the chain of sample i (in the order of ``samples()`` with
