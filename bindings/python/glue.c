@@ -414,7 +414,7 @@ PyObject *pmpy_encode(const char *event, const char *sysfs)
 
 /* ---------------------------------------------------------------- files */
 
-pm_file *pmpy_file_open(const char *path)
+pm_file *pmpy_file_open(const char *path, int strict)
 {
 	pm_file *f;
 	int err;
@@ -424,14 +424,18 @@ pm_file *pmpy_file_open(const char *path)
 		return NULL;
 	}
 	Py_BEGIN_ALLOW_THREADS
-	err = pm_file_open(&f, path, NULL);
+	{
+		struct pm_file_opts o = { .sz = sizeof(o), .strict = strict };
+
+		err = pm_file_open(&f, path, &o);
+	}
 	Py_END_ALLOW_THREADS
 	if (err)
 		return pmpy_raise(err, path);
 	return f;
 }
 
-pm_file *pmpy_file_open_fd(int fd)
+pm_file *pmpy_file_open_fd(int fd, int strict)
 {
 	pm_file *f;
 	int err;
@@ -443,7 +447,11 @@ pm_file *pmpy_file_open_fd(int fd)
 		return NULL;
 	}
 	Py_BEGIN_ALLOW_THREADS
-	err = pm_file_open_fd(&f, fd, NULL);
+	{
+		struct pm_file_opts o = { .sz = sizeof(o), .strict = strict };
+
+		err = pm_file_open_fd(&f, fd, &o);
+	}
 	Py_END_ALLOW_THREADS
 	if (err)
 		return pmpy_raise(err, "file descriptor");
@@ -1544,6 +1552,122 @@ PyObject *pmpy_export(pm_file *f, const char *fmt, const char *path, int fd, int
 	if (rc < 0)
 		return pmpy_raise(rc, path && *path ? path : NULL);
 	Py_RETURN_NONE;
+}
+
+/* The named fields of a tracepoint event's samples, decoded by the
+ * recording's own formats (pm_file_tp_value()): (names, rows) where rows
+ * is a list of (time, pid, tid, cpu, value...) tuples; numbers as int,
+ * strings as str, arrays as lists of int.  None when the event is no
+ * tracepoint the file has a format for. */
+static PyObject *pmpy_tp_py(const struct pm_tp_value *v)
+{
+	switch (v->kind) {
+	case PM_TP_VALUE_INT:
+		return PyLong_FromLongLong((long long)v->i);
+	case PM_TP_VALUE_UINT:
+		return PyLong_FromUnsignedLongLong((unsigned long long)v->u);
+	case PM_TP_VALUE_STRING:
+		return PyUnicode_DecodeUTF8((const char *)v->data, (Py_ssize_t)v->len, "replace");
+	case PM_TP_VALUE_ARRAY: {
+		PyObject *l = PyList_New(v->nelem);
+
+		for (uint32_t n = 0; l && n < v->nelem; n++) {
+			uint64_t e = pm_tp_value_elem(v, n);
+			PyObject *o;
+
+			if (v->is_signed) {
+				int sh = 64 - 8 * (int)v->elem_size;
+				int64_t x = sh > 0 && sh < 64 ? (int64_t)(e << sh) >> sh : (int64_t)e;
+
+				o = PyLong_FromLongLong((long long)x);
+			} else {
+				o = PyLong_FromUnsignedLongLong((unsigned long long)e);
+			}
+			if (!o) {
+				Py_DECREF(l);
+				return NULL;
+			}
+			PyList_SET_ITEM(l, n, o);
+		}
+		return l;
+	}
+	default:
+		Py_RETURN_NONE;
+	}
+}
+
+PyObject *pmpy_file_tracepoints(pm_file *f, int event)
+{
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	PyObject *names = NULL, *rows = NULL, *res = NULL;
+	size_t nf = 0;
+	int fmt, rc;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	fmt = pm_file_tp_format_of_attr(f, (size_t)event);
+	if (fmt < 0 || pm_file_tp_format(f, (size_t)fmt, NULL, NULL, NULL, &nf) < 0)
+		Py_RETURN_NONE;
+	if (!(names = PyList_New(0)) || !(rows = PyList_New(0)))
+		goto out;
+	for (size_t k = 0; k < nf; k++) {
+		struct pm_tp_field fd = { .sz = sizeof(fd) };
+		PyObject *n;
+
+		if (pm_file_tp_field(f, (size_t)fmt, k, &fd) < 0)
+			break;
+		if (!(n = pmpy_str(fd.name)) || PyList_Append(names, n) < 0) {
+			Py_XDECREF(n);
+			goto out;
+		}
+		Py_DECREF(n);
+	}
+	nf = (size_t)PyList_GET_SIZE(names);
+	while ((rc = pm_file_next(f, &rec)) > 0) {
+		struct pm_sample s = { .sz = sizeof(s) };
+		PyObject *row;
+
+		if (rec.type != PM_RECORD_SAMPLE || rec.attr_idx != event)
+			continue;
+		if (pm_file_sample(f, &rec, &s) < 0 || !(s.present & PM_SAMPLE_RAW))
+			continue;
+		if (!(row = PyTuple_New((Py_ssize_t)(4 + nf))))
+			goto out;
+		PyTuple_SET_ITEM(row, 0, PyLong_FromUnsignedLongLong(s.time));
+		PyTuple_SET_ITEM(row, 1, PyLong_FromLong((long)(int32_t)s.pid));
+		PyTuple_SET_ITEM(row, 2, PyLong_FromLong((long)(int32_t)s.tid));
+		PyTuple_SET_ITEM(row, 3, PyLong_FromUnsignedLong(s.cpu));
+		for (size_t k = 0; k < nf; k++) {
+			struct pm_tp_value v = { .sz = sizeof(v) };
+			PyObject *o;
+
+			if (pm_file_tp_value(f, (size_t)fmt, k, s.raw.data, s.raw.size, &v) < 0) {
+				Py_INCREF(Py_None);
+				o = Py_None;
+			} else {
+				o = pmpy_tp_py(&v);
+			}
+			if (!o) {
+				Py_DECREF(row);
+				goto out;
+			}
+			PyTuple_SET_ITEM(row, (Py_ssize_t)(4 + k), o);
+		}
+		if (PyList_Append(rows, row) < 0) {
+			Py_DECREF(row);
+			goto out;
+		}
+		Py_DECREF(row);
+	}
+	if (rc < 0) {
+		pmpy_raise(rc, NULL);
+		goto out;
+	}
+	res = Py_BuildValue("(OO)", names, rows);
+out:
+	Py_XDECREF(names);
+	Py_XDECREF(rows);
+	return res;
 }
 
 PyObject *pmpy_file_callchains(pm_file *f, int event)

@@ -38,13 +38,14 @@ PyObject *pmpy_version(void);
 PyObject *pmpy_pmus(const char *sysfs);
 PyObject *pmpy_encode(const char *event, const char *sysfs);
 
-pm_file *pmpy_file_open(const char *path);
-pm_file *pmpy_file_open_fd(int fd);
+pm_file *pmpy_file_open(const char *path, int strict);
+pm_file *pmpy_file_open_fd(int fd, int strict);
 void pmpy_file_close(pm_file *f);
 PyObject *pmpy_file_features(pm_file *f);
 PyObject *pmpy_file_events(pm_file *f);
 PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx);
 PyObject *pmpy_file_callchains(pm_file *f, int event);
+PyObject *pmpy_file_tracepoints(pm_file *f, int event);
 PyObject *pmpy_export(pm_file *f, const char *fmt, const char *path, int fd, int event,
                       const char *symfs, const char *kallsyms);
 PyObject *pmpy_file_callchain_frames(pm_file *f, int event);

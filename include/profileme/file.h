@@ -612,9 +612,6 @@ struct pm_tp_field {
  *  every later release.  See PM_OFFSETOFEND(). */
 #define PM_TP_FIELD_SZ_V1 PM_OFFSETOFEND(struct pm_tp_field, elem_size)
 
-/** @brief Frozen first-release size of ::pm_tp_field (the oldest @c sz accepted). */
-#define PM_TP_FIELD_SZ_V1 PM_OFFSETOFEND(struct pm_tp_field, elem_size)
-
 /** @brief pm_tp_value::kind. */
 enum pm_tp_value_kind {
 	PM_TP_VALUE_INT = 0,    /**< A signed number in @c i (also in @c u, as a two's complement). */
@@ -641,9 +638,6 @@ struct pm_tp_value {
 };
 /** Frozen minimum @c sz of struct pm_tp_value (0.1: the whole 0.1 struct); accepted by
  *  every later release.  See PM_OFFSETOFEND(). */
-#define PM_TP_VALUE_SZ_V1 PM_OFFSETOFEND(struct pm_tp_value, big_endian)
-
-/** @brief Frozen first-release size of ::pm_tp_value (the oldest @c sz accepted). */
 #define PM_TP_VALUE_SZ_V1 PM_OFFSETOFEND(struct pm_tp_value, big_endian)
 
 /**

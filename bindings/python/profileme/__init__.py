@@ -325,7 +325,8 @@ class PerfData:
     """A perf.data recording (file or pipe format, either byte order,
     compressed).  Use as a context manager; see profileme.open()."""
 
-    def __init__(self, source):
+    def __init__(self, source, strict=False):
+        self._strict = 1 if strict else 0
         self._path = None
         self._fd = None           # the descriptor this object opened (and closes)
         self._seekable = False
@@ -389,7 +390,7 @@ class PerfData:
     def _open_path(self, path):
         try:
             with _named(path):
-                return _c.file_open(path)
+                return _c.file_open(path, self._strict)
         except FormatError:
             try:
                 with io.open(path, "rb") as fh:
@@ -410,7 +411,7 @@ class PerfData:
             os.lseek(fd, 0, os.SEEK_SET)
         try:
             with _named(self.name):
-                return _c.file_open_fd(fd)
+                return _c.file_open_fd(fd, self._strict)
         except FormatError:
             exc = _compressed_error(os.pread(fd, 8, 0), self.name) if self._seekable else None
             if exc is not None:
@@ -855,6 +856,43 @@ class PerfData:
             if own:
                 _c.file_close(f)
 
+    def tracepoints(self, event=None):
+        """The named fields of a tracepoint event's samples as a DataFrame:
+        ``time``, ``pid``, ``tid``, ``cpu``, then one column per field of
+        the event's format *as the recording describes it* (its tracing
+        data, never this machine's tracefs), decoded in C
+        (``pm_file_tp_value()``): numbers as int64/uint64 (signed fields
+        sign-extended), ``char[]`` and ``__data_loc char[]`` as str, other
+        arrays as lists -- the values of ``profileme script --json``'s
+        ``"tp"`` object.  ``event``: name or index (default: the first
+        tracepoint event).  ValueError when the event is no tracepoint the
+        recording has a format for."""
+        import pandas as pd
+        if event is None:
+            idx = next((i for i, e in enumerate(self.events)
+                        if (e.get("attr") or {}).get("type") == 2), None)
+            if idx is None:
+                raise ValueError("%s has no tracepoint event" % self.name)
+        else:
+            idx = self._event_index(event)
+        f, own = self._fresh()
+        try:
+            with _named(self.name):
+                got = _c.file_tracepoints(f, idx)
+        finally:
+            if own:
+                _c.file_close(f)
+        if got is None:
+            raise ValueError("event %r of %s is no tracepoint with a format in the recording"
+                             % (event if event is not None else idx, self.name))
+        names, rows = got
+        cols = ["time", "pid", "tid", "cpu"] + [n if n not in ("time", "pid", "tid", "cpu")
+                                                 else "tp_" + n for n in names]
+        df = pd.DataFrame.from_records(rows, columns=cols)
+        for c, t in (("time", np.uint64), ("pid", np.int32), ("tid", np.int32), ("cpu", np.uint32)):
+            df[c] = df[c].astype(t)
+        return df
+
     def _export(self, fmt, path, fd, event, symfs, kallsyms):
         ev = self._event_index(event)
         f, own = self._fresh()
@@ -1285,7 +1323,7 @@ def _unique_names(names):
     return out
 
 
-def open(source):
+def open(source, strict=False):
     """Open a perf.data recording: a path (str or os.PathLike), the
     recording's contents (bytes, bytearray, memoryview, io.BytesIO), or a
     readable binary file object.  A real file is read from offset 0 whatever
@@ -1293,8 +1331,16 @@ def open(source):
     (perf's pipe format) and only once; another readable object (a
     gzip.GzipFile, ...) is read to its end into memory first.  The recording
     opens its own descriptor and closes it in close(); the caller's file
-    object is left open."""
-    return PerfData(source)
+    object is left open.
+
+    ``strict``: a pipe stream whose last record is cut, or that has junk
+    after its last record (an interrupted ``perf record -o -``), ends there
+    by default, as perf reads it: every record before the damage is read
+    and a ``DamageWarning`` names the offset once.  With ``strict=True`` it
+    is the error it is (``TruncatedError``/``CorruptError``), as
+    ``profileme script --strict``.  Damage in the middle of a file is
+    always an error."""
+    return PerfData(source, strict=strict)
 
 
 def read_many(paths, fields=None, event=None, partial=False, symbols=False, **kw):
