@@ -38,8 +38,8 @@ PyObject *pmpy_version(void);
 PyObject *pmpy_pmus(const char *sysfs);
 PyObject *pmpy_encode(const char *event, const char *sysfs);
 
-pm_file *pmpy_file_open(const char *path, int strict);
-pm_file *pmpy_file_open_fd(int fd, int strict);
+pm_file *pmpy_file_open(const char *path, int strict = 0);
+pm_file *pmpy_file_open_fd(int fd, int strict = 0);
 void pmpy_file_close(pm_file *f);
 PyObject *pmpy_file_features(pm_file *f);
 PyObject *pmpy_file_events(pm_file *f);
