@@ -214,15 +214,6 @@ static const char *rec_default_event(const pm_pmu_list *pmus, char *buf, size_t 
 	return "task-clock";
 }
 
-struct rec_event_map {
-	pm_evlist *el;
-	const char **names;       /* per evlist index */
-	pm_sample_layout **lay;   /* per evlist index */
-	uint64_t **ids;
-	size_t *nr_ids;
-	size_t n;
-};
-
 static int rec_build(struct rec_opts *o, const pm_pmu_list *pmus, const char **events,
 		     size_t nr_events, bool exclude_kernel, pm_evlist **out)
 {
@@ -296,41 +287,34 @@ static int rec_build(struct rec_opts *o, const pm_pmu_list *pmus, const char **e
 /* ------------------------------------------------------------ sample mode */
 
 struct rec_printer {
-	struct rec_event_map *m;
+	pm_evlist *el;
 	bool json;
+	bool warned;
 	uint64_t samples;
 };
 
 static int rec_print_cb(const void *rec, size_t size, void *user)
 {
 	struct rec_printer *p = user;
-	struct rec_event_map *m = p->m;
-	struct pm_sample s;
-	size_t idx = 0;
-	uint64_t id;
+	struct pm_sample s = { .sz = sizeof(s) };
+	const char *name;
 	uint32_t type;
-	int be = 0;
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	be = 1;
-#endif
 	memcpy(&type, rec, sizeof(type)); /* ring records are in host order */
 	if (type != PM_RECORD_TYPE_SAMPLE)
 		return 0;
-	if (m->n > 1 && pm_record_peek_id(m->lay[0], rec, size, be, &id) == 0) {
-		for (size_t i = 0; i < m->n; i++)
-			for (size_t k = 0; k < m->nr_ids[i]; k++)
-				if (m->ids[i][k] == id)
-					idx = i;
-	}
-	memset(&s, 0, sizeof(s));
-	s.sz = sizeof(s);
-	if (pm_sample_parse(&s, m->lay[idx], rec, size, be, NULL))
+	if (pm_evlist_sample(p->el, rec, size, &s)) {
+		if (!p->warned)
+			fprintf(stderr, "profileme sample: warning: a sample is skipped: %s\n",
+				pm_errmsg());
+		p->warned = true;
 		return 0;
+	}
+	name = pm_evlist_name(p->el, (size_t)pm_evlist_event_of(p->el, rec, size));
 	p->samples++;
 	if (p->json) {
 		printf("{\"event\":");
-		cli_json_str(stdout, m->names[idx]);
+		cli_json_str(stdout, name);
 		printf(",\"pid\":%u,\"tid\":%u,\"time\":%" PRIu64 ",\"cpu\":%u,\"period\":%" PRIu64
 		       ",\"ip\":",
 		       s.pid, s.tid, s.time, s.cpu, s.period);
@@ -343,8 +327,8 @@ static int rec_print_cb(const void *rec, size_t size, void *user)
 	} else {
 		printf("%16s %6u/%-6u [%03u] %" PRIu64 ".%06" PRIu64 ": %10" PRIu64
 		       " %-16s ip 0x%" PRIx64 "\n",
-		       m->names[idx], s.pid, s.tid, s.cpu, s.time / 1000000000,
-		       (s.time / 1000) % 1000000, s.period, m->names[idx], s.ip);
+		       name, s.pid, s.tid, s.cpu, s.time / 1000000000,
+		       (s.time / 1000) % 1000000, s.period, name, s.ip);
 	}
 	return 0;
 }
@@ -366,7 +350,6 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 	pm_pmu_list *pmus = NULL;
 	pm_evlist *el = NULL;
 	pm_writer *w = NULL;
-	struct rec_event_map map;
 	struct rec_printer pr;
 	struct pm_ring_stats st = { .sz = sizeof(st) };
 	const char *def_events[1];
@@ -380,7 +363,6 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 	uint64_t written = 0;
 
 	memset(&o, 0, sizeof(o));
-	memset(&map, 0, sizeof(map));
 	o.cmd = sample_mode ? "sample" : "record";
 	o.output = "perf.data";
 	rc = rec_parse_args(&o, argc, argv);
@@ -456,32 +438,6 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 		goto out;
 	}
 
-	/* Sample layouts and ids per event (sample mode decodes in place). */
-	map.el = el;
-	map.n = pm_evlist_count(el);
-	map.names = calloc(map.n, sizeof(*map.names));
-	map.lay = calloc(map.n, sizeof(*map.lay));
-	map.ids = calloc(map.n, sizeof(*map.ids));
-	map.nr_ids = calloc(map.n, sizeof(*map.nr_ids));
-	if (!map.names || !map.lay || !map.ids || !map.nr_ids)
-		goto out;
-	for (size_t i = 0; i < map.n; i++) {
-		struct pm_attr a;
-		long nid = pm_evlist_ids(el, i, NULL, 0);
-
-		pm_evlist_attr(el, i, &a);
-		map.names[i] = pm_evlist_name(el, i);
-		if (pm_sample_layout_new(&map.lay[i], &a)) {
-			cli_error(o.cmd, "%s", pm_errmsg());
-			goto out;
-		}
-		map.ids[i] = calloc(nid > 0 ? (size_t)nid : 1, sizeof(uint64_t));
-		if (!map.ids[i])
-			goto out;
-		map.nr_ids[i] = (size_t)(nid > 0 ? nid : 0);
-		pm_evlist_ids(el, i, map.ids[i], map.nr_ids[i]);
-	}
-
 	if (!sample_mode) {
 		if (!strcmp(o.output, "-")) {
 			/* Pipe mode on stdout: keep stdout for the data and send
@@ -506,7 +462,7 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 		}
 	}
 	memset(&pr, 0, sizeof(pr));
-	pr.m = &map;
+	pr.el = el;
 	pr.json = o.json;
 
 	signal(SIGINT, rec_on_signal);
@@ -597,16 +553,6 @@ out:
 	}
 	if (out_fd >= 0)
 		close(out_fd);
-	for (size_t i = 0; i < map.n; i++) {
-		if (map.lay)
-			pm_sample_layout_free(map.lay[i]);
-		if (map.ids)
-			free(map.ids[i]);
-	}
-	free(map.lay);
-	free(map.ids);
-	free(map.nr_ids);
-	free(map.names);
 	pm_evlist_close(el);
 	pm_pmu_list_free(pmus);
 	free(o.events);

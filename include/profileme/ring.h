@@ -26,6 +26,7 @@
 
 #include <profileme/attr.h>
 #include <profileme/common.h>
+#include <profileme/record.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -326,6 +327,52 @@ PM_API const char *pm_evlist_name(const pm_evlist *el, size_t idx);
  * @since 0.1
  */
 PM_API long pm_evlist_ids(const pm_evlist *el, size_t idx, uint64_t *ids, size_t cap);
+
+/**
+ * @brief **pm_evlist_attr_of_id()** finds the event that owns a kernel
+ *        sample id (as pm_file_attr_of_id() does for a file).
+ * @param el  the opened list
+ * @param id  an id from a record (PM_SAMPLE_ID / PM_SAMPLE_IDENTIFIER)
+ * @return the event index; -ENOENT if no fd of the list has that id;
+ *         -EINVAL (NULL, or the list is not open).
+ * @since 0.1
+ */
+PM_API int pm_evlist_attr_of_id(const pm_evlist *el, uint64_t id);
+
+/**
+ * @brief **pm_evlist_event_of()** gives the event index of a ring record.
+ * @param el   the opened list
+ * @param rec  the whole record, as pm_ring_next() or a drain callback gives it
+ * @param len  bytes at @p rec
+ * @return the event index (0 when the list has one event); -ENOENT if the
+ *         record carries no id (with several events and
+ *         #PM_EVLIST_NO_DEFAULTS, set PM_SAMPLE_IDENTIFIER yourself) or no
+ *         event has it; -PM_ERR_TRUNCATED / -PM_ERR_CORRUPT on bad sizes;
+ *         -EINVAL.
+ * @since 0.1
+ */
+PM_API int pm_evlist_event_of(const pm_evlist *el, const void *rec, size_t len);
+
+/**
+ * @brief **pm_evlist_sample()** decodes a PERF_RECORD_SAMPLE from the list's
+ *        rings with the sample layout of the attr the library opened (the
+ *        defaults of pm_evlist_open() change sample_type, so a layout of the
+ *        attr given to pm_evlist_add() does not fit), in host byte order.
+ * @param el        the opened list
+ * @param rec       the whole record, as pm_ring_next() or a drain callback gives it
+ * @param len       bytes at @p rec
+ * @param[out] out  the sample (`out->sz` set by the caller); its pointers
+ *                  point into @p rec and share its lifetime (in a drain
+ *                  callback: until the callback returns)
+ * @return 0; -EINVAL (NULL, not open, or not a SAMPLE); -ENOENT (no event
+ *         matches, see pm_evlist_event_of()); -PM_ERR_UNSUPPORTED (the
+ *         event's layout is unknowable); -PM_ERR_STRUCT_SIZE;
+ *         -PM_ERR_CORRUPT / -PM_ERR_TRUNCATED from pm_sample_parse(), with
+ *         the event name and the offset in the message.
+ * @since 0.1
+ */
+PM_API int pm_evlist_sample(const pm_evlist *el, const void *rec, size_t len,
+			    struct pm_sample *out);
 
 /** @brief **pm_evlist_nr_rings()**: number of mapped rings. @since 0.1 */
 PM_API size_t pm_evlist_nr_rings(const pm_evlist *el);

@@ -22,6 +22,7 @@
 #include "ring/ring_int.h"
 
 #include <profileme/pmu.h>
+#include <profileme/record.h>
 #include <profileme/ring.h>
 
 /* Ioctls and open flags of perf_event_open (values from the uapi header). */
@@ -39,6 +40,7 @@ struct pm_evsel {
 	int leader;        /* index of the group leader, own index when alone */
 	int *fds;          /* one per CPU column */
 	uint64_t *ids;
+	pm_sample_layout *layout; /* of attr as opened; NULL if unknowable */
 };
 
 struct pm_evlist {
@@ -512,8 +514,10 @@ static void close_all(pm_evlist *el)
 					close(e->fds[c]);
 		free(e->fds);
 		free(e->ids);
+		pm_sample_layout_free(e->layout);
 		e->fds = NULL;
 		e->ids = NULL;
+		e->layout = NULL;
 	}
 	el->opened = false;
 }
@@ -629,6 +633,13 @@ int pm_evlist_open(pm_evlist *el)
 			}
 		}
 	}
+	/* Layouts of the attrs as opened (the defaults above changed
+	 * sample_type): pm_evlist_sample() parses with these.  An attr whose
+	 * layout is unknowable still records; its samples are refused then. */
+	for (size_t i = 0; i < el->nr_ev; i++)
+		if (pm_sample_layout_new(&el->ev[i].layout, &el->ev[i].attr))
+			el->ev[i].layout = NULL;
+	pm__err_clear();
 	return 0;
 fail:
 	close_all(el);
@@ -795,6 +806,92 @@ long pm_evlist_ids(const pm_evlist *el, size_t idx, uint64_t *ids, size_t cap)
 	for (size_t c = 0; ids && c < el->nr_cpus && c < cap; c++)
 		ids[c] = el->ev[idx].ids[c];
 	return (long)el->nr_cpus;
+}
+
+int pm_evlist_attr_of_id(const pm_evlist *el, uint64_t id)
+{
+	if (!el)
+		return pm__err(EINVAL, "pm_evlist_attr_of_id: NULL list");
+	if (!el->opened)
+		return pm__err(EINVAL, "pm_evlist_attr_of_id: the list is not open");
+	for (size_t i = 0; i < el->nr_ev; i++)
+		for (size_t c = 0; el->ev[i].ids && c < el->nr_cpus; c++)
+			if (el->ev[i].ids[c] == id && id != 0)
+				return (int)i;
+	return pm__err(ENOENT, "pm_evlist_attr_of_id: no event has id %llu",
+		       (unsigned long long)id);
+}
+
+static int host_be(void)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+int pm_evlist_event_of(const pm_evlist *el, const void *rec, size_t len)
+{
+	const pm_sample_layout *l = NULL;
+	uint64_t id;
+	int rc;
+
+	if (!el || !rec)
+		return pm__err(EINVAL, "pm_evlist_event_of: NULL argument");
+	if (!el->opened)
+		return pm__err(EINVAL, "pm_evlist_event_of: the list is not open");
+	if (el->nr_ev == 1)
+		return 0;
+	/* Every attr of the list shares id_pos/is_pos (IDENTIFIER when there
+	 * are several, by default): any layout finds the id. */
+	for (size_t i = 0; i < el->nr_ev && !l; i++)
+		l = el->ev[i].layout;
+	if (!l)
+		return pm__err(PM_ERR_UNSUPPORTED, "pm_evlist_event_of: no event has a known "
+						   "sample layout");
+	rc = pm_record_peek_id(l, rec, len, host_be(), &id);
+	if (rc)
+		return rc;
+	return pm_evlist_attr_of_id(el, id);
+}
+
+int pm_evlist_sample(const pm_evlist *el, const void *rec, size_t len, struct pm_sample *out)
+{
+	pm_sample_layout *tmp = NULL;
+	const struct pm_evsel *e;
+	char why[256];
+	size_t off = 0;
+	uint32_t type;
+	int idx, rc;
+
+	if (!el || !rec || !out)
+		return pm__err(EINVAL, "pm_evlist_sample: NULL argument");
+	if (len < 8)
+		return pm__err(PM_ERR_TRUNCATED, "pm_evlist_sample: %zu bytes, less than a record "
+						 "header", len);
+	memcpy(&type, rec, sizeof(type)); /* ring records are in host order */
+	if (type != PM_RECORD_SAMPLE)
+		return pm__err(EINVAL, "pm_evlist_sample: record type %u (%s) is not SAMPLE", type,
+			       pm_record_type_name(type));
+	idx = pm_evlist_event_of(el, rec, len);
+	if (idx < 0)
+		return idx;
+	e = &el->ev[idx];
+	if (!e->layout) {
+		/* The same message as when open could not build it. */
+		rc = pm_sample_layout_new(&tmp, &e->attr);
+		pm_sample_layout_free(tmp);
+		snprintf(why, sizeof(why), "%s", rc ? pm_errmsg() : "no sample layout");
+		return pm__err(PM_ERR_UNSUPPORTED, "pm_evlist_sample: event '%s': %s", e->name, why);
+	}
+	rc = pm_sample_parse(out, e->layout, rec, len, host_be(), &off);
+	if (rc && rc != -EINVAL && rc != -PM_ERR_STRUCT_SIZE) {
+		snprintf(why, sizeof(why), "%s", pm_errmsg());
+		return pm__err(-rc, "pm_evlist_sample: event '%s', record offset %zu: %s", e->name,
+			       off, why);
+	}
+	return rc;
 }
 
 size_t pm_evlist_nr_rings(const pm_evlist *el)

@@ -708,6 +708,87 @@ START_TEST(test_sampling_self)
 }
 END_TEST
 
+/* Two sampling events in one list: every SAMPLE goes through the list's
+ * own calls; the layout of the attr given to pm_evlist_add() must not
+ * parse them (the library added sample_type bits at open). */
+struct two_check {
+	pm_evlist *el;
+	pm_sample_layout *naive; /* of the attr before open */
+	uint64_t period[2];
+	uint64_t samples[2], naive_ok, bad, nonzero_ip;
+	int pid;
+};
+
+static int two_cb(const void *rec, size_t size, void *user)
+{
+	struct two_check *tc = user;
+	struct pm_sample s = { .sz = sizeof(s) };
+	struct pm_sample n = { .sz = sizeof(n) };
+	uint32_t type;
+	int idx;
+
+	memcpy(&type, rec, sizeof(type));
+	if (type != PM_RECORD_TYPE_SAMPLE) {
+		/* not a sample: refused with -EINVAL */
+		if (pm_evlist_sample(tc->el, rec, size, &s) != -EINVAL)
+			tc->bad++;
+		return 0;
+	}
+	idx = pm_evlist_event_of(tc->el, rec, size);
+	if (idx < 0 || idx > 1 || pm_evlist_sample(tc->el, rec, size, &s) != 0) {
+		tc->bad++;
+		return 0;
+	}
+	tc->samples[idx]++;
+	if ((int)s.pid != tc->pid || s.period != tc->period[idx] ||
+	    pm_evlist_attr_of_id(tc->el, s.id) != idx || !(s.present & PM_SAMPLE_IDENTIFIER))
+		tc->bad++;
+	if (s.ip)
+		tc->nonzero_ip++;
+	if (pm_sample_parse(&n, tc->naive, rec, size, pm__host_big_endian(), NULL) == 0)
+		tc->naive_ok++;
+	return 0;
+}
+
+START_TEST(test_evlist_sample)
+{
+	struct two_check tc = { .pid = getpid(), .period = { 200000, 300000 } };
+	struct pm_attr a, b;
+	uint64_t ids[2];
+	long nid;
+
+	if (!have_perf())
+		pm_test_skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)");
+	sw_attr(&a, SW_TASK_CLOCK, tc.period[0]);
+	sw_attr(&b, SW_CPU_CLOCK, tc.period[1]);
+	ck_assert_int_eq(pm_sample_layout_new(&tc.naive, &a), 0);
+	ck_assert_int_eq(pm_evlist_new(&tc.el, NULL), 0);
+	ck_assert_int_eq(pm_evlist_add(tc.el, &a, "task-clock", -1), 0);
+	ck_assert_int_eq(pm_evlist_add(tc.el, &b, "cpu-clock", -1), 1);
+	/* not open yet */
+	ck_assert_int_eq(pm_evlist_attr_of_id(tc.el, 1), -EINVAL);
+	ck_assert_int_eq(pm_evlist_open(tc.el), 0);
+	for (int i = 0; i < 2; i++) {
+		nid = pm_evlist_ids(tc.el, (size_t)i, ids, 2);
+		ck_assert_int_ge(nid, 1);
+		ck_assert_int_eq(pm_evlist_attr_of_id(tc.el, ids[0]), i);
+	}
+	ck_assert_int_eq(pm_evlist_attr_of_id(tc.el, 0xfedcba9876543210ULL), -ENOENT);
+	ck_assert_int_eq(pm_evlist_sample(NULL, &a, 8, NULL), -EINVAL);
+	ck_assert_int_eq(pm_evlist_start(tc.el), 0);
+	burn_ms(100);
+	ck_assert_int_eq(pm_evlist_disable(tc.el), 0);
+	ck_assert_int_gt(pm_evlist_drain(tc.el, two_cb, &tc), 0);
+	ck_assert_uint_ge(tc.samples[0], 50);
+	ck_assert_uint_ge(tc.samples[1], 30);
+	ck_assert_uint_eq(tc.bad, 0);
+	ck_assert_uint_eq(tc.nonzero_ip, tc.samples[0] + tc.samples[1]);
+	ck_assert_uint_eq(tc.naive_ok, 0);
+	pm_sample_layout_free(tc.naive);
+	pm_evlist_close(tc.el);
+}
+END_TEST
+
 START_TEST(test_command)
 {
 	struct pm_attr a;
@@ -821,6 +902,7 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_counting_inherit_percpu);
 	tcase_add_test(tc, test_explain_profileme);
 	tcase_add_test(tc, test_sampling_self);
+	tcase_add_test(tc, test_evlist_sample);
 	tcase_add_test(tc, test_command);
 	tcase_add_test(tc, test_percpu_set_output);
 	suite_add_tcase(s, tc);
