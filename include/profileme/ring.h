@@ -118,12 +118,24 @@ PM_API int pm_ring_next(pm_ring *r, const void **rec, size_t *size);
  */
 PM_API void pm_ring_consume(pm_ring *r);
 
+/** Return of a pm_ring_record_fn: go on with the next record. */
+#define PM_DRAIN_CONTINUE 0
+/** Return of a pm_ring_record_fn: stop the drain after this record (it
+ *  counts as handed out and is consumed); the drain returns its count.
+ *  Any positive value means the same. */
+#define PM_DRAIN_STOP 1
+
 /**
- * @brief Callback of pm_ring_drain() and pm_evlist_drain().
+ * @brief Callback of pm_ring_drain(), pm_evlist_drain() and
+ *        pm_evlist_drain_max().
  * @param rec  the record (valid during the call only)
  * @param size its size
  * @param user the caller's pointer
- * @return 0 to continue, non-zero to stop the drain (that value is returned).
+ * @return #PM_DRAIN_CONTINUE (0) to go on; #PM_DRAIN_STOP (any positive
+ *         value) to stop: the drain returns the number of records handed
+ *         out, this one included (never the callback's value); a negative
+ *         error (-errno or -PM_ERR_*) to abort: the drain returns that
+ *         value.  In both cases the records handed out are consumed.
  */
 typedef int (*pm_ring_record_fn)(const void *rec, size_t size, void *user);
 
@@ -134,8 +146,9 @@ typedef int (*pm_ring_record_fn)(const void *rec, size_t size, void *user);
  * @param fn    callback
  * @param user  passed to @p fn
  * @param max   stop after this many records (0: no limit)
- * @return the number of records handed out, the callback's non-zero value
- *         if it stopped the drain (when negative), or -PM_ERR_CORRUPT.
+ * @return the number of records handed out (also when the callback returned
+ *         #PM_DRAIN_STOP), the callback's negative value if it aborted, or
+ *         -PM_ERR_CORRUPT.
  * @since 0.1
  */
 PM_API long pm_ring_drain(pm_ring *r, pm_ring_record_fn fn, void *user, unsigned long max);
@@ -285,11 +298,28 @@ PM_API int pm_evlist_poll(pm_evlist *el, int timeout_ms);
 /**
  * @brief **pm_evlist_drain()** non-blocking: every available record of every
  *        ring to @p fn (ring by ring), consumed after the call.
- * @return the number of records, or the callback's negative value, or
- *         -PM_ERR_CORRUPT.
+ * @return the number of records (also when the callback returned
+ *         #PM_DRAIN_STOP: the rings after the one it stopped in are left for
+ *         the next drain), the callback's negative value, or -PM_ERR_CORRUPT.
  * @since 0.1
  */
 PM_API long pm_evlist_drain(pm_evlist *el, pm_ring_record_fn fn, void *user);
+
+/**
+ * @brief **pm_evlist_drain_max()** pm_evlist_drain() with a limit and a
+ *        stop report.
+ * @param el           the opened list
+ * @param fn           callback (see pm_ring_record_fn for its returns)
+ * @param user         passed to @p fn
+ * @param max          stop after this many records over all rings (0: no limit)
+ * @param[out] stopped set to 1 if the callback returned #PM_DRAIN_STOP, else
+ *                     0 (may be NULL)
+ * @return the number of records handed out, the callback's negative value,
+ *         or -PM_ERR_CORRUPT.
+ * @since 0.1
+ */
+PM_API long pm_evlist_drain_max(pm_evlist *el, pm_ring_record_fn fn, void *user,
+				unsigned long max, int *stopped);
 
 /**
  * @brief **pm_evlist_wait_child()** checks on the prepared command.

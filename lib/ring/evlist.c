@@ -727,19 +727,31 @@ int pm_evlist_poll(pm_evlist *el, int timeout_ms)
 	return ready ? ready : (hup ? -EPIPE : 0);
 }
 
-long pm_evlist_drain(pm_evlist *el, pm_ring_record_fn fn, void *user)
+long pm_evlist_drain_max(pm_evlist *el, pm_ring_record_fn fn, void *user, unsigned long max,
+			 int *stopped)
 {
-	long total = 0, n;
+	unsigned long total = 0;
+	bool stop = false;
+	long n;
 
+	if (stopped)
+		*stopped = 0;
 	if (!el || !fn)
 		return pm__err(EINVAL, "pm_evlist_drain: NULL argument");
-	for (size_t i = 0; i < el->nr_rings; i++) {
-		n = pm_ring_drain(el->rings[i], fn, user, 0);
+	for (size_t i = 0; i < el->nr_rings && !stop && (!max || total < max); i++) {
+		n = pm__ring_drain(el->rings[i], fn, user, max ? max - total : 0, &stop);
 		if (n < 0)
 			return n;
-		total += n;
+		total += (unsigned long)n;
 	}
-	return total;
+	if (stopped)
+		*stopped = stop;
+	return (long)total;
+}
+
+long pm_evlist_drain(pm_evlist *el, pm_ring_record_fn fn, void *user)
+{
+	return pm_evlist_drain_max(el, fn, user, 0, NULL);
 }
 
 int pm_evlist_wait_child(pm_evlist *el, int *status, int block)

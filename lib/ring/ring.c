@@ -237,13 +237,15 @@ void pm_ring_consume(pm_ring *r)
 	ring_store_tail(r, r->pos);
 }
 
-long pm_ring_drain(pm_ring *r, pm_ring_record_fn fn, void *user, unsigned long max)
+long pm__ring_drain(pm_ring *r, pm_ring_record_fn fn, void *user, unsigned long max,
+		    bool *stopped)
 {
 	const void *rec;
 	size_t size;
 	long n = 0;
 	int rc;
 
+	*stopped = false;
 	if (!r || !fn)
 		return pm__err(EINVAL, "ring: NULL argument");
 	while (!max || (unsigned long)n < max) {
@@ -258,6 +260,10 @@ long pm_ring_drain(pm_ring *r, pm_ring_record_fn fn, void *user, unsigned long m
 		rc = fn(rec, size, user);
 		if (rc) {
 			pm_ring_consume(r);
+			if (rc > 0) { /* PM_DRAIN_STOP: a stop, reported as the count */
+				*stopped = true;
+				return n;
+			}
 			return rc;
 		}
 		/* Give space back as we go on big batches. */
@@ -266,6 +272,13 @@ long pm_ring_drain(pm_ring *r, pm_ring_record_fn fn, void *user, unsigned long m
 	}
 	pm_ring_consume(r);
 	return n;
+}
+
+long pm_ring_drain(pm_ring *r, pm_ring_record_fn fn, void *user, unsigned long max)
+{
+	bool stopped;
+
+	return pm__ring_drain(r, fn, user, max, &stopped);
 }
 
 int pm_ring_stats(const pm_ring *r, struct pm_ring_stats *st)

@@ -28,6 +28,9 @@ struct pm_ring {
 
 PM_HIDDEN int pm__ring_init(pm_ring **out, void *base, size_t page_size, size_t data_size,
 			    unsigned flags, int fd, size_t map_len);
+/* pm_ring_drain() that says whether the callback stopped it (PM_DRAIN_STOP). */
+PM_HIDDEN long pm__ring_drain(pm_ring *r, pm_ring_record_fn fn, void *user, unsigned long max,
+			      bool *stopped);
 PM_HIDDEN void pm__ring_stats_add(struct pm_ring_stats *acc, const pm_ring *r);
 /* Record why perf_event_open(a) failed with errno @p err (pm_errmsg()), the
  * ProfileMe rule it broke when it is one; returns -err. */

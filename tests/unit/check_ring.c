@@ -246,6 +246,60 @@ START_TEST(test_exactly_full)
 }
 END_TEST
 
+/* The drain's stop convention: 0 goes on, a positive value stops after the
+ * record (the drain returns the count, never the callback's value), a
+ * negative value aborts and is returned. */
+struct stop_at {
+	uint64_t seen, at;
+	int ret;
+};
+
+static int stop_cb(const void *rec, size_t size, void *user)
+{
+	struct stop_at *sa = user;
+
+	check_record(rec, size, sa->seen, 64);
+	return ++sa->seen == sa->at ? sa->ret : PM_DRAIN_CONTINUE;
+}
+
+START_TEST(test_drain_stop)
+{
+	struct fake f;
+	pm_ring *r = NULL;
+	struct stop_at sa = { .at = 3, .ret = 7 };
+	uint8_t buf[64];
+	uint64_t head = 0;
+
+	fake_init(&f, 4096);
+	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	for (uint64_t seq = 0; seq < 10; seq++) {
+		make_record(buf, seq, 64, PM_RECORD_TYPE_SAMPLE);
+		fake_put(&f, head, buf, 64);
+		head += 64;
+	}
+	__atomic_store_n(f.head, head, __ATOMIC_RELEASE);
+	/* a stop with 7: the drain says 3 records, and consumed them */
+	ck_assert_int_eq(pm_ring_drain(r, stop_cb, &sa, 0), 3);
+	ck_assert_uint_eq(__atomic_load_n(f.tail, __ATOMIC_ACQUIRE), 3 * 64);
+	/* PM_DRAIN_STOP on the 5th: 2 more */
+	sa.at = 5;
+	sa.ret = PM_DRAIN_STOP;
+	ck_assert_int_eq(pm_ring_drain(r, stop_cb, &sa, 0), 2);
+	/* an error on the 6th: returned as is, the record consumed */
+	sa.at = 6;
+	sa.ret = -ENOMEM;
+	ck_assert_int_eq(pm_ring_drain(r, stop_cb, &sa, 0), -ENOMEM);
+	ck_assert_uint_eq(__atomic_load_n(f.tail, __ATOMIC_ACQUIRE), 6 * 64);
+	/* the rest, no stop */
+	sa.at = 0;
+	ck_assert_int_eq(pm_ring_drain(r, stop_cb, &sa, 0), 4);
+	ck_assert_uint_eq(sa.seen, 10);
+	ck_assert_int_eq(pm_ring_drain(r, stop_cb, &sa, 0), 0);
+	pm_ring_close(r);
+	free(f.mem);
+}
+END_TEST
+
 START_TEST(test_lost_and_throttle)
 {
 	struct fake f;
@@ -789,6 +843,48 @@ START_TEST(test_evlist_sample)
 }
 END_TEST
 
+static int count_stop_cb(const void *rec, size_t size, void *user)
+{
+	uint64_t *n = user;
+
+	(void)rec;
+	(void)size;
+	return ++*n == 5 ? 9 : PM_DRAIN_CONTINUE;
+}
+
+START_TEST(test_evlist_drain_stop)
+{
+	struct self_check sc = { .pid = getpid(), .period = 100000 };
+	pm_evlist *el = NULL;
+	struct pm_attr a;
+	uint64_t n = 0;
+	int stopped = -1;
+	long got;
+
+	if (!have_perf())
+		pm_test_skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)");
+	sw_attr(&a, SW_TASK_CLOCK, sc.period);
+	ck_assert_int_eq(pm_evlist_new(&el, NULL), 0);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 0);
+	ck_assert_int_eq(pm_evlist_open(el), 0);
+	ck_assert_int_eq(pm_evlist_start(el), 0);
+	burn_ms(50); /* hundreds of samples */
+	ck_assert_int_eq(pm_evlist_disable(el), 0);
+	/* a stop with 9 on the 5th record: 5, reported as a stop */
+	ck_assert_int_eq(pm_evlist_drain_max(el, count_stop_cb, &n, 0, &stopped), 5);
+	ck_assert_int_eq(stopped, 1);
+	/* a limit: exactly 10 more, not a stop */
+	ck_assert_int_eq(pm_evlist_drain_max(el, self_cb, &sc, 10, &stopped), 10);
+	ck_assert_int_eq(stopped, 0);
+	got = pm_evlist_drain(el, self_cb, &sc);
+	ck_assert_int_gt(got, 0);
+	ck_assert_int_eq(pm_evlist_drain_max(el, self_cb, &sc, 0, &stopped), 0);
+	ck_assert_int_eq(stopped, 0);
+	ck_assert_int_eq(pm_evlist_drain_max(NULL, self_cb, &sc, 0, &stopped), -EINVAL);
+	pm_evlist_close(el);
+}
+END_TEST
+
 START_TEST(test_command)
 {
 	struct pm_attr a;
@@ -890,6 +986,7 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_every_size);
 	tcase_add_test(tc, test_small_records_full_ring);
 	tcase_add_test(tc, test_exactly_full);
+	tcase_add_test(tc, test_drain_stop);
 	tcase_add_test(tc, test_lost_and_throttle);
 	tcase_add_test(tc, test_corrupt);
 	tcase_add_test(tc, test_overwrite);
@@ -903,6 +1000,7 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_explain_profileme);
 	tcase_add_test(tc, test_sampling_self);
 	tcase_add_test(tc, test_evlist_sample);
+	tcase_add_test(tc, test_evlist_drain_stop);
 	tcase_add_test(tc, test_command);
 	tcase_add_test(tc, test_percpu_set_output);
 	suite_add_tcase(s, tc);
