@@ -2,6 +2,7 @@
 /* The C side of the Python binding: see glue.h. */
 #define PY_SSIZE_T_CLEAN
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -1670,64 +1671,6 @@ out:
 	return res;
 }
 
-PyObject *pmpy_file_callchains(pm_file *f, int event)
-{
-	struct pm_file_record rec = { .sz = sizeof(rec) };
-	pmpy_buf ips = { 0 }, offs = { 0 };
-	PyObject *res = NULL;
-	int rc = 0;
-
-	if (pmpy_check(f, "file"))
-		return NULL;
-	Py_BEGIN_ALLOW_THREADS
-	rc = pmpy_grow(&offs, 8) ? -ENOMEM : 0;
-	if (!rc) {
-		memset(offs.p, 0, 8);
-		offs.n = 8;
-	}
-	while (!rc && (rc = pm_file_next(f, &rec)) > 0) {
-		struct pm_sample s = { .sz = sizeof(s) };
-		int64_t end;
-
-		rc = 0;
-		if (rec.type != PM_RECORD_SAMPLE || (event >= 0 && rec.attr_idx != event))
-			continue;
-		if (pm_file_sample(f, &rec, &s))
-			continue;
-		if (s.present & PM_SAMPLE_CALLCHAIN) {
-			for (uint64_t i = 0; i < s.callchain.nr; i++) {
-				uint64_t ip = 0;
-
-				if (pm_sample_callchain_ip(&s, i, &ip) < 0 || PM_CONTEXT_IS_MARKER(ip))
-					continue;
-				if (pmpy_grow(&ips, 8)) {
-					rc = -ENOMEM;
-					break;
-				}
-				memcpy(ips.p + ips.n, &ip, 8);
-				ips.n += 8;
-			}
-		}
-		end = (int64_t)(ips.n / 8);
-		if (!rc && pmpy_grow(&offs, 8))
-			rc = -ENOMEM;
-		if (!rc) {
-			memcpy(offs.p + offs.n, &end, 8);
-			offs.n += 8;
-		}
-	}
-	Py_END_ALLOW_THREADS
-	if (rc == -ENOMEM)
-		PyErr_NoMemory();
-	else if (rc < 0)
-		pmpy_raise(rc, "reading callchains");
-	else
-		res = Py_BuildValue("(y#y#)", ips.p ? ips.p : "", (Py_ssize_t)ips.n, offs.p, (Py_ssize_t)offs.n);
-	free(ips.p);
-	free(offs.p);
-	return res;
-}
-
 /* The cpumode (PERF_RECORD_MISC_*) a PERF_CONTEXT_* marker starts, or -1
  * for a marker that names none (PERF_CONTEXT_GUEST alone, USER_DEFERRED:
  * the mode stays as it was). */
@@ -1754,7 +1697,7 @@ static int pmpy_marker_mode(uint64_t ip)
  * 0) as (bytes of native u64 ips, bytes of u8 cpumodes, bytes of native i64
  * offsets): each frame's cpumode is that of the last context marker before
  * it (the sample's own cpumode before any marker); markers are no frames. */
-PyObject *pmpy_file_callchain_frames(pm_file *f, int event)
+static PyObject *pmpy_callchain_walk(pm_file *f, int event, bool with_modes)
 {
 	struct pm_file_record rec = { .sz = sizeof(rec) };
 	pmpy_buf ips = { 0 }, modes = { 0 }, offs = { 0 };
@@ -1793,13 +1736,14 @@ PyObject *pmpy_file_callchain_frames(pm_file *f, int event)
 						mode = (uint8_t)m;
 					continue;
 				}
-				if (pmpy_grow(&ips, 8) || pmpy_grow(&modes, 1)) {
+				if (pmpy_grow(&ips, 8) || (with_modes && pmpy_grow(&modes, 1))) {
 					rc = -ENOMEM;
 					break;
 				}
 				memcpy(ips.p + ips.n, &ip, 8);
 				ips.n += 8;
-				modes.p[modes.n++] = (char)mode;
+				if (with_modes)
+					modes.p[modes.n++] = (char)mode;
 			}
 		}
 		end = (int64_t)(ips.n / 8);
@@ -1815,13 +1759,29 @@ PyObject *pmpy_file_callchain_frames(pm_file *f, int event)
 		PyErr_NoMemory();
 	else if (rc < 0)
 		pmpy_raise(rc, "reading callchains");
-	else
+	else if (with_modes)
 		res = Py_BuildValue("(y#y#y#)", ips.p ? ips.p : "", (Py_ssize_t)ips.n, modes.p ? modes.p : "",
 				    (Py_ssize_t)modes.n, offs.p, (Py_ssize_t)offs.n);
+	else
+		res = Py_BuildValue("(y#y#)", ips.p ? ips.p : "", (Py_ssize_t)ips.n, offs.p,
+				    (Py_ssize_t)offs.n);
 	free(ips.p);
 	free(modes.p);
 	free(offs.p);
 	return res;
+}
+
+/* Callchains without context markers: (ips, offsets), the chain of sample
+ * k is ips[offsets[k]:offsets[k+1]] (u64 arrays as bytes). */
+PyObject *pmpy_file_callchains(pm_file *f, int event)
+{
+	return pmpy_callchain_walk(f, event, false);
+}
+
+/* The same with each frame's cpumode: (ips, modes, offsets). */
+PyObject *pmpy_file_callchain_frames(pm_file *f, int event)
+{
+	return pmpy_callchain_walk(f, event, true);
 }
 
 /* The COMM and FORK records of a recording, in stream order, as a list of
