@@ -60,6 +60,18 @@ echo "== an AMD IBS report: the bundled SYNTHETIC Zen 4 recording (ibs_op and ib
 run report -i examples/data/ibs-synthetic.data
 run annotate pointer_chase -i examples/data/ibs-synthetic.data
 
+echo
+echo "== the ProfileMe facts in pprof (go tool pprof), from the SYNTHETIC recording"
+pb=$(mktemp /tmp/profileme-demo-XXXXXX.pb.gz)
+run convert --to pprof -i examples/data/profileme-synthetic.data -o "$pb"
+if command -v go > /dev/null; then
+	echo "\$ go tool pprof -top -sample_index=trapped $pb"
+	go tool pprof -top -nodecount=8 -sample_index=trapped "$pb" 2>&1 | sed -n '1,16p'
+else
+	echo "(go is not installed: go tool pprof skipped)"
+fi
+rm -f "$pb"
+
 if [ -n "$prefix" ]; then
 	echo
 	echo "== the Python binding (installed for /usr/bin/python3)"
