@@ -179,6 +179,27 @@ static bool tracepoint_name(const pm_pmu_list *pmus, uint64_t id, struct pm__buf
 	return pm__tracepoint_find(root, id, b) == 0;
 }
 
+/* snprintf's contract for a formatted buffer: up to cap - 1 bytes and a
+ * NUL into buf, the full length returned; the buffer is freed. */
+static int copy_out(struct pm__buf *b, char *buf, size_t cap, const char *what)
+{
+	int len;
+
+	if (b->len > (size_t)INT32_MAX) {
+		pm__buf_free(b);
+		return pm__err(PM_ERR_RANGE, "%s too long", what);
+	}
+	len = (int)b->len;
+	if (cap) {
+		size_t n = PM_MIN(b->len, cap - 1);
+
+		memcpy(buf, b->data, n);
+		buf[n] = 0;
+	}
+	pm__buf_free(b);
+	return len;
+}
+
 int pm_attr_format(const struct pm_attr *attr, const pm_pmu_list *pmus, char *buf, size_t cap)
 {
 	struct pm__buf b = { 0 };
@@ -186,7 +207,7 @@ int pm_attr_format(const struct pm_attr *attr, const pm_pmu_list *pmus, char *bu
 	const pm_pmu *pmu = NULL;
 	struct pm__buf tp = { 0 };
 	char cname[64];
-	int rc = 0, len;
+	int rc = 0;
 
 	if (!attr || (!buf && cap))
 		return pm__err(EINVAL, "pm_attr_format: NULL argument");
@@ -250,19 +271,7 @@ int pm_attr_format(const struct pm_attr *attr, const pm_pmu_list *pmus, char *bu
 			buf[0] = 0;
 		return rc;
 	}
-	if (b.len > (size_t)INT32_MAX) {
-		pm__buf_free(&b);
-		return pm__err(PM_ERR_RANGE, "formatted string too long");
-	}
-	len = (int)b.len;
-	if (cap) {
-		size_t n = PM_MIN(b.len, cap - 1);
-
-		memcpy(buf, b.data, n);
-		buf[n] = 0;
-	}
-	pm__buf_free(&b);
-	return len;
+	return copy_out(&b, buf, cap, "formatted string");
 }
 
 /* ------------------------------------------------------------------ */
@@ -371,7 +380,6 @@ int pm_attr_perf_name(const struct pm_attr *attr, const pm_pmu_list *pmus, char 
 {
 	struct pm__buf b = { 0 };
 	const pm_pmu *pmu = NULL;
-	int len;
 
 	if (!attr || (!buf && cap))
 		return pm__err(EINVAL, "pm_attr_perf_name: NULL argument");
@@ -430,17 +438,5 @@ int pm_attr_perf_name(const struct pm_attr *attr, const pm_pmu_list *pmus, char 
 	}
 	if (!b.data)
 		return pm__err(ENOMEM, "out of memory");
-	if (b.len > (size_t)INT32_MAX) {
-		pm__buf_free(&b);
-		return pm__err(PM_ERR_RANGE, "name too long");
-	}
-	len = (int)b.len;
-	if (cap) {
-		size_t n = PM_MIN(b.len, cap - 1);
-
-		memcpy(buf, b.data, n);
-		buf[n] = 0;
-	}
-	pm__buf_free(&b);
-	return len;
+	return copy_out(&b, buf, cap, "name");
 }
