@@ -346,39 +346,7 @@ def write(path, samples, exe):
     data = side_records(t0, attrs[0]["id"], *exe)
     data += b"".join(sample_record(s, ident[s["event"]]) for s in samples)
     feats = features(attrs)
-    hdr_size = 104
-    ids_off = hdr_size
-    attrs_off = ids_off + 8 * len(attrs)
-    attrs_size = (ATTR_SIZE + 16) * len(attrs)
-    data_off = attrs_off + attrs_size
-    data_off += -data_off % 8
-    feat_off = data_off + len(data)
-    fids = sorted(feats)
-    table = gp.W(False)
-    payload_off = feat_off + 16 * len(fids)
-    blobs = b""
-    for fid in fids:
-        table.put("QQ", payload_off + len(blobs), len(feats[fid]))
-        blobs += feats[fid]
-    bitmap = 0
-    for fid in fids:
-        bitmap |= 1 << fid
-    h = gp.W(False)
-    h.raw(struct.pack("<Q", 0x32454C4946524550))
-    h.put("QQ", hdr_size, ATTR_SIZE + 16)
-    h.put("QQ", attrs_off, attrs_size)
-    h.put("QQ", data_off, len(data))
-    h.put("QQ", 0, 0)
-    for k in range(4):
-        h.put("Q", (bitmap >> (64 * k)) & (2**64 - 1))
-    out = bytearray(h.b)
-    for a in attrs:
-        out += struct.pack("<Q", a["id"])
-    for k, a in enumerate(attrs):
-        out += attr_bytes(a)
-        out += struct.pack("<QQ", ids_off + 8 * k, 8)
-    out += b"\0" * (data_off - len(out))
-    out += data + bytes(table.b) + blobs
+    out = gp.file_mode(False, [(attr_bytes(a), [a["id"]]) for a in attrs], data, feats)
     with open(path, "wb") as f:
         f.write(out)
     return attrs

@@ -433,6 +433,57 @@ def make_attr(regs_user):
                 flags=flags, sample_regs_user=1 if regs_user else 0)
 
 
+def file_mode(be, attrs, data, feats):
+    """The bytes of a file-mode perf.data: header, id arrays, attrs (each
+    given serialised, with its ids), the data section and the feature
+    sections (feats: {feature bit: payload}), laid out as perf writes them
+    (tools/perf/util/header.c: ids, then attrs, then data, then the
+    feature table and payloads)."""
+    hdr_size = 104
+    ids_off = hdr_size
+    nids = sum(len(ids) for _a, ids in attrs)
+    attrs_off = ids_off + 8 * nids
+    attrs_size = (ATTR_SIZE + 16) * len(attrs)
+    data_off = attrs_off + attrs_size
+    data_off += -data_off % 8
+    feat_off = data_off + len(data)
+    fids = sorted(feats)
+    table = W(be)
+    payload_off = feat_off + 16 * len(fids)
+    blobs = b""
+    for fid in fids:
+        table.put("QQ", payload_off + len(blobs), len(feats[fid]))
+        blobs += feats[fid]
+    bitmap = 0
+    for fid in fids:
+        bitmap |= 1 << fid
+    h = W(be)
+    h.put("Q", 0x32454C4946524550)
+    h.put("QQ", hdr_size, ATTR_SIZE + 16)
+    h.put("QQ", attrs_off, attrs_size)
+    h.put("QQ", data_off, len(data))
+    h.put("QQ", 0, 0)
+    for k in range(4):                   # adds_features, as u64 words
+        h.put("Q", (bitmap >> (64 * k)) & (2**64 - 1))
+    assert len(h.b) == hdr_size
+    out = bytearray(h.b)
+    w = W(be)
+    for _a, ids in attrs:
+        for i in ids:
+            w.put("Q", i)
+    out += w.b
+    at = ids_off
+    for a, ids in attrs:
+        assert len(a) == ATTR_SIZE
+        out += a
+        w = W(be)
+        w.put("QQ", at, 8 * len(ids))
+        out += w.b
+        at += 8 * len(ids)
+    out += b"\0" * (data_off - len(out))
+    return out + data + bytes(table.b) + blobs
+
+
 def write(path, samples, be, pipe, regs_user):
     attr = make_attr(regs_user)
     attr_id = 1
@@ -457,42 +508,7 @@ def write(path, samples, be, pipe, regs_user):
         out += data
         out += record(be, REC_FINISHED_ROUND, 0, b"")
     else:
-        hdr_size = 104
-        ids_off = hdr_size
-        attrs_off = ids_off + 8
-        attrs_size = ATTR_SIZE + 16
-        data_off = attrs_off + attrs_size
-        data_off += -data_off % 8
-        feat_off = data_off + len(data)
-        fids = sorted(feats)
-        table = W(be)
-        payload_off = feat_off + 16 * len(fids)
-        blobs = b""
-        for fid in fids:
-            table.put("QQ", payload_off + len(blobs), len(feats[fid]))
-            blobs += feats[fid]
-        bitmap = 0
-        for fid in fids:
-            bitmap |= 1 << fid
-        h = W(be)
-        h.raw(magic)
-        h.put("QQ", hdr_size, ATTR_SIZE + 16)
-        h.put("QQ", attrs_off, attrs_size)
-        h.put("QQ", data_off, len(data))
-        h.put("QQ", 0, 0)
-        for k in range(4):                   # adds_features, as u64 words
-            h.put("Q", (bitmap >> (64 * k)) & (2**64 - 1))
-        assert len(h.b) == hdr_size
-        out = bytearray(h.b)
-        w = W(be)
-        w.put("Q", attr_id)
-        out += w.b
-        out += attr_bytes(be, attr)
-        w = W(be)
-        w.put("QQ", ids_off, 8)
-        out += w.b
-        out += b"\0" * (data_off - len(out))
-        out += data + bytes(table.b) + blobs
+        out = file_mode(be, [(attr_bytes(be, attr), [attr_id])], data, feats)
     with open(path, "wb") as f:
         f.write(out)
     return attr

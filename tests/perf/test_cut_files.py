@@ -30,16 +30,9 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perfdata  # noqa: E402
 
-SKIP = 77
-FAILS = []
-NCHECKS = [0]
+from harness import Checks, skip  # noqa: E402
 
-
-def check(cond, what):
-    NCHECKS[0] += 1
-    if not cond:
-        print("FAIL " + what)
-        FAILS.append(what)
+check = Checks()
 
 
 def run(argv):
@@ -149,8 +142,7 @@ def main():
     prof, _src, build = sys.argv[1:4]
     perf = shutil.which("perf")
     if not perf:
-        print("SKIPPED: perf is missing")
-        return SKIP
+        skip("perf is missing")
     light = not os.environ.get("PM_CUT_ALL")
     rng = random.Random(int(os.environ.get("PM_CUT_SEED", "12")))
     work = os.path.join(build, "tests", "perf", "cut_files")
@@ -189,14 +181,9 @@ def main():
         cut_and_check(prof, pm, work, name, b, rng, light)
         done += 1
     if not done:
-        print("SKIPPED: no recording could be made")
-        return SKIP
-    if FAILS:
-        print("%d of %d checks failed" % (len(FAILS), NCHECKS[0]))
-        return 1
-    print("all %d checks passed" % NCHECKS[0])
-    return 0
+        skip("no recording could be made")
+    check.finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

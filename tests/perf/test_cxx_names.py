@@ -17,8 +17,11 @@ import subprocess
 import sys
 import tempfile
 
+from harness import Checks, skip  # noqa: E402
+
+check = Checks()
+
 PM, SRC, BLD = sys.argv[1:4]
-fails = []
 
 PROG = r"""
 #include <cstdio>
@@ -35,17 +38,6 @@ namespace { long hidden(long a) { volatile long s = 0; for (long i = 0; i < 3000
 int main() { ns::K k; std::printf("%ld %ld %d %ld\n", k.f(3), k(5), twice<int>(2), hidden(7)); return 0; }
 """
 WANT = {"ns::K::f", "ns::K::operator()", "twice<int>", "(anonymous namespace)::hidden"}
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-        print("FAIL:", msg)
-
-
-def skip(why):
-    print("SKIPPED:", why)
-    sys.exit(77)
 
 
 for tool in ("perf", "g++"):
@@ -90,7 +82,5 @@ with tempfile.TemporaryDirectory() as tmp:
           "no mangled names left: %s" % [n for n in ours if n.startswith("_Z")][:5])
     print("compared %d C++ symbols with perf report" % len(WANT))
 
-if fails:
-    print("%d failures" % len(fails))
-    sys.exit(1)
+check.finish()
 print("OK")

@@ -20,14 +20,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perfdata  # noqa: E402
 
-SKIP = 77
-FAILS = []
+from harness import Checks, skip  # noqa: E402
 
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        FAILS.append(what)
+check = Checks(echo=True)
 
 
 def run(argv, **kw):
@@ -373,22 +368,19 @@ def main():
     prof, _src, build = sys.argv[1:4]
     perf = shutil.which("perf")
     if not perf:
-        print("SKIPPED: perf is missing")
-        return SKIP
+        skip("perf is missing")
     work = os.path.join(build, "tests", "perf", "damage")
     os.makedirs(work, exist_ok=True)
     data = os.path.join(work, "base.data")
     r = run([perf, "record", "-q", "-o", data, "-e", "task-clock", "-c", "100000", "--",
              "sh", "-c", "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done"])
     if r.returncode != 0:
-        print("SKIPPED: perf record does not work here:", r.stderr.strip()[:200])
-        return SKIP
+        skip("perf record does not work here: " + r.stderr.strip()[:200])
     with open(data, "rb") as f:
         b = f.read()
     nsmp = sum(1 for x in perfdata.records(b) if x[1] == 9)
     if nsmp < 20:
-        print("SKIPPED: only %d samples recorded" % nsmp)
-        return SKIP
+        skip("only %d samples recorded" % nsmp)
     got, r = samples_json(prof, data, "--raw-order")
     check(got == sample_keys_from_bytes(b) and r.returncode == 0,
           "intact file: %d samples as recorded" % nsmp)
@@ -404,12 +396,8 @@ def main():
     item9_sigint(prof, work)
     item9_list_escapes(prof, work)
 
-    if FAILS:
-        print("%d check(s) failed" % len(FAILS))
-        return 1
-    print("all checks passed")
-    return 0
+    check.finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -45,6 +45,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import skip  # noqa: E402
+
 TREES = ["intel", "amd", "alpha", "uncore"]
 
 # (tree, event): compared field by field with perf.
@@ -213,11 +215,6 @@ FIELDS_HEX = {"config": "config", "{ bp_addr, config1 }": "config1",
               "config2": "config2"}
 FIELDS_INT = ["type", "precise_ip", "exclude_user", "exclude_kernel", "exclude_hv",
               "exclude_idle", "exclude_host", "exclude_guest", "freq", "bp_type"]
-
-
-def skip(why):
-    print("SKIP: " + why)
-    sys.exit(77)
 
 
 def parse_perf_attr(text):

@@ -26,7 +26,8 @@ import shutil
 import subprocess
 import sys
 
-SKIP = 77
+from harness import skip  # noqa: E402
+
 MODS = ["G", "", "uG", "kG", "hG", "ukG", "H", "HG", "uH", "khG"]
 
 
@@ -98,8 +99,7 @@ def main():
     prof, src, build = sys.argv[1:4]
     perf = shutil.which("perf")
     if not perf:
-        print("SKIPPED: perf is missing")
-        return SKIP
+        skip("perf is missing")
     work = os.path.join(build, "tests", "perf", "event_names")
     os.makedirs(work, exist_ok=True)
     gen = os.path.join(src, "tests", "gen", "gen_wild.py")

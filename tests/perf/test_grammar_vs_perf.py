@@ -51,6 +51,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import skip  # noqa: E402
+
 PERF_CPUID = "GenuineIntel-6-FF-0"   # no JSON event table matches it
 SAMPLE_BITS = {"IP": 1 << 0, "TID": 1 << 1, "TIME": 1 << 2, "ADDR": 1 << 3, "READ": 1 << 4,
                "CALLCHAIN": 1 << 5, "ID": 1 << 6, "CPU": 1 << 7, "PERIOD": 1 << 8,
@@ -76,11 +78,6 @@ FIELDS = ["type", "config", "config1", "config2", "config3", "precise_ip", "excl
           "pinned", "exclusive", "bp_type"]
 PERF_KEYS = {"{ bp_addr, config1 }": "config1", "{ bp_len, config2 }": "config2",
              "{ sample_period, sample_freq }": "period"}
-
-
-def skip(why):
-    print("SKIP: " + why)
-    sys.exit(77)
 
 
 def load_cases(path):

@@ -22,16 +22,14 @@ import shutil
 import subprocess
 import sys
 
+from harness import Checks  # noqa: E402
+
+check = Checks()
+
 src, bld = sys.argv[2], sys.argv[3]
 gen = os.path.join(src, "tests", "gen", "gen_profileme.py")
 out = os.path.join(bld, "tests", "raw_gen")
 os.makedirs(out, exist_ok=True)
-failures = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
 
 
 def generate(name, *opts):
@@ -149,6 +147,4 @@ else:
             check(("extra" in j) == bool(s["extra"]), "sample %d: extra presence" % s["index"])
     print("decoder: %d sidecar samples compared" % len(exp["samples"]))
 
-for f in failures[:30]:
-    print("FAIL:", f)
-sys.exit(1 if failures else 0)
+check.finish()

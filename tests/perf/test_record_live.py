@@ -15,21 +15,13 @@ import sys
 import tempfile
 import time
 
+from harness import Checks, skip  # noqa: E402
+
+check = Checks(echo=True)
+
 PM, SRC, BUILD = sys.argv[1], sys.argv[2], sys.argv[3]
 WORKLOAD = os.path.join(BUILD, "bin", "workload")
 HOT = ("matrix_multiply", "hash_buffer", "sort_numbers", "cmp_u32", "main")
-failures = []
-
-
-def skip(why):
-    print("SKIPPED: " + why)
-    sys.exit(77)
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def run(args, **kw):
@@ -313,10 +305,7 @@ def main():
               "perf script reads a killed recorder's file: %d samples" % len(rows))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        sys.exit(1)
-    print("all checks passed")
+    check.finish()
 
 
 main()

@@ -19,18 +19,14 @@ import subprocess
 import sys
 import tempfile
 
+from harness import Checks, skip  # noqa: E402
+
+check = Checks()
+
 PM, SRC, BLD = sys.argv[1:4]
 SYMFS = os.path.join(SRC, "examples", "data", "symfs")
-fails = []
 if not shutil.which("objdump"):
-    print("SKIPPED: gen_ibs.py needs objdump (binutils)")
-    sys.exit(77)
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-        print("FAIL:", msg)
+    skip("gen_ibs.py needs objdump (binutils)")
 
 
 def quart(vals, q):
@@ -228,5 +224,4 @@ try:
               "%s: payload kinds that fail: %s" % (data, kinds))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
-print("FAILED %d" % len(fails) if fails else "OK")
-sys.exit(1 if fails else 0)
+check.finish()

@@ -21,14 +21,11 @@ import subprocess
 import sys
 import tempfile
 
+from harness import Checks  # noqa: E402
+
+check = Checks()
+
 PM, SRC, BLD = sys.argv[1:4]
-fails = []
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-        print("FAIL:", msg)
 
 
 def quart(vals, q):
@@ -216,5 +213,4 @@ try:
           "bundled --sort dso,sym keys: %s" % sorted((r["dso"], r["sym"]) for r in rows))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
-print("FAILED %d" % len(fails) if fails else "OK")
-sys.exit(1 if fails else 0)
+check.finish()

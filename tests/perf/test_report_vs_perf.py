@@ -15,20 +15,12 @@ import subprocess
 import sys
 import tempfile
 
+from harness import Checks, skip  # noqa: E402
+
+check = Checks()
+
 PM, SRC, BLD = sys.argv[1:4]
 WORKLOAD = os.path.join(BLD, "bin", "workload")
-fails = []
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-        print("FAIL:", msg)
-
-
-def skip(why):
-    print("SKIPPED:", why)
-    sys.exit(77)
 
 
 if not shutil.which("perf"):
@@ -162,5 +154,4 @@ try:
         compare(d2, "profileme record")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
-print("FAILED %d" % len(fails) if fails else "OK")
-sys.exit(1 if fails else 0)
+check.finish()

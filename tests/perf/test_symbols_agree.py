@@ -22,33 +22,20 @@ import sys
 import tempfile
 import json
 
+from harness import Checks, import_binding, skip  # noqa: E402
+
+check = Checks()
+
 PM, SRC, BLD = sys.argv[1:4]
 WORKLOAD = os.path.join(BLD, "bin", "workload")
 SYMWORK = os.path.join(BLD, "bin", "pm_symwork")
-fails = []
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-        print("FAIL:", msg)
-    return cond
-
-
-def skip(why):
-    print("SKIPPED:", why)
-    sys.exit(77)
 
 
 for need in (WORKLOAD, SYMWORK):
     if not os.path.exists(need):
         skip("no %s" % need)
-sys.path.insert(0, os.path.join(BLD, "python"))
-try:
-    import numpy as np
-    import profileme
-except Exception as e:  # noqa: BLE001 - a build without the binding
-    skip("python binding not importable: %s" % e)
+profileme = import_binding(BLD)
+import numpy as np  # noqa: E402 - after import_binding, which skips without numpy
 
 LINE = re.compile(r"^\s*(\d+)\s+(\d+)\.(\d+):\s+([0-9a-f]+)\s+(.*) \((.*)\)$")
 
@@ -233,5 +220,4 @@ try:
               attributed_report=True)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
-print("FAILED %d" % len(fails) if fails else "OK")
-sys.exit(1 if fails else 0)
+check.finish()

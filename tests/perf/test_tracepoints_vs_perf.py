@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import sys
 
-SKIP = 77
+from harness import SKIPPED as SKIP, skip  # noqa: E402
 
 DUMP = r'''
 import json
@@ -154,8 +154,7 @@ def main():
     prof, src, build = sys.argv[1:4]
     perf = shutil.which("perf")
     if not perf:
-        print("SKIPPED: perf is missing")
-        return SKIP
+        skip("perf is missing")
     work = os.path.join(build, "tests", "perf", "tracepoints_vs_perf")
     os.makedirs(work, exist_ok=True)
     gen = os.path.join(src, "tests", "gen", "gen_wild.py")
