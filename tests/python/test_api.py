@@ -199,7 +199,7 @@ def test_closed_recording():
 
 
 def test_low_level_misuse():
-    from profileme import capi
+    from profileme import _glue as capi
     with pytest.raises((TypeError, ValueError)):
         capi.file_features(None)
     with pytest.raises(TypeError):

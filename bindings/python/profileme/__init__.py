@@ -22,8 +22,8 @@ import warnings
 
 import numpy as np
 
-from . import capi as _c
-from . import _capi as _ext
+from . import _glue as _c
+from . import _glue_c as _ext
 
 # Exceptions: profileme.Error (an OSError: .errno is the errno value or the
 # library code, .strerror the library's message, .filename the recording) and

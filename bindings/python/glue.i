@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
- * SWIG 4 interface of the private extension module profileme._capi.
+ * SWIG 4 interface of the private module profileme._glue (C extension
+ * profileme._glue_c) over the hand-written glue.c.
  * The public Python API is the pure-Python package `profileme`
  * (bindings/python/profileme/), which wraps these calls in classes,
  * context managers and numpy arrays.  Library handles (pm_file, pm_columns,
  * pm_raw_ctx, sessions) cross as opaque SWIG pointers.
  */
-%module(package="profileme") capi
+%module(package="profileme") _glue
 
 %{
 #include "glue.h"
