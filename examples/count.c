@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 fail:
 	fprintf(stderr, "count: %s\n", pm_error_string(rc));
 out:
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 	pm_event_list_free(events);
 	return ret;
 }

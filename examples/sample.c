@@ -205,7 +205,7 @@ int main(int argc, char **argv)
 fail:
 	fprintf(stderr, "sample: %s\n", pm_error_string(rc));
 out:
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 	pm_sample_layout_free(st.layout);
 	pm_event_list_free(events);
 	free(st.ips);

@@ -661,7 +661,7 @@ pm_raw_ctx *pmpy_raw_ctx_from_file(pm_file *f)
 
 	if (pmpy_check(f, "file"))
 		return NULL;
-	err = pm_raw_ctx_from_file(&ctx, f);
+	err = pm_raw_ctx_new_from_file(&ctx, f);
 	if (err)
 		return pmpy_raise(err, "raw context");
 	return ctx;
@@ -904,7 +904,7 @@ pm_columns *pmpy_columns_new(pm_file *f, int event, const char *decoder)
 
 	if (pmpy_check(f, "file"))
 		return NULL;
-	err = pm_columns_new(&c, f, &o);
+	err = pm_columns_new_from_file(&c, f, &o);
 	if (err)
 		return pmpy_raise(err, "columns");
 	return c;
@@ -1135,7 +1135,7 @@ void pmpy_session_close(pmpy_session *s)
 {
 	if (!s)
 		return;
-	pm_evlist_close(s->el);
+	pm_evlist_free(s->el);
 	for (size_t e = 0; e < s->nev; e++) {
 		pm_sample_layout_free(s->layouts[e]);
 		free(s->ids[e]);
@@ -1999,7 +1999,7 @@ PyObject *pmpy_attribution_names(void)
 
 /* Resolve (pid, ip, cpumode, time) queries (equal-length native int32 /
  * uint64 / uint8 / uint64 buffers; times may be None) with the library's one
- * policy: pm_sym_open_file() decides on kallsyms, pm_sym_resolve_file()
+ * policy: pm_sym_new_from_file() decides on kallsyms, pm_sym_resolve_file()
  * replays the records of @p f and resolves each query with the maps as they
  * were at its time (None: at the end of the recording), each distinct
  * (pid, maps generation, ip, mode) once.  Returns (idx, table): idx the
@@ -2013,7 +2013,7 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 {
 	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms };
 	Py_buffer vp = { 0 }, vi = { 0 }, vm = { 0 }, vt = { 0 };
-	pm_symbolizer *sym = NULL;
+	pm_sym *sym = NULL;
 	PyObject *res = NULL, *table = NULL, *idx = NULL;
 	uint32_t *out = NULL;
 	int64_t nu = 0;
@@ -2036,7 +2036,7 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 		PyErr_SetString(PyExc_ValueError, "pids (int32), ips (uint64), cpumodes (uint8) and times (uint64) must have the same length");
 		goto out;
 	}
-	rc = pm_sym_open_file(&sym, f, &so);
+	rc = pm_sym_new_from_file(&sym, f, &so);
 	if (rc < 0) {
 		pmpy_raise(rc, "symbolizer");
 		goto out;
@@ -2091,7 +2091,7 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 out:
 	Py_XDECREF(table);
 	PyMem_Free(out);
-	pm_sym_close(sym);
+	pm_sym_free(sym);
 	if (vp.obj)
 		PyBuffer_Release(&vp);
 	if (vi.obj)

@@ -241,7 +241,7 @@ static int rec_build(struct rec_opts *o, const pm_pmu_list *pmus, const char **e
 		if (rc) {
 			cli_error(o->cmd, "event '%s': %s (at %zu)", events[k], err.message,
 				  err.position);
-			pm_evlist_close(el);
+			pm_evlist_free(el);
 			return rc;
 		}
 		for (size_t i = 0; i < pm_event_list_count(l); i++) {
@@ -274,7 +274,7 @@ static int rec_build(struct rec_opts *o, const pm_pmu_list *pmus, const char **e
 			if (rc < 0) {
 				cli_error(o->cmd, "%s", pm_errmsg());
 				pm_event_list_free(l);
-				pm_evlist_close(el);
+				pm_evlist_free(el);
 				return rc;
 			}
 		}
@@ -301,7 +301,7 @@ static int rec_print_cb(const void *rec, size_t size, void *user)
 	uint32_t type;
 
 	memcpy(&type, rec, sizeof(type)); /* ring records are in host order */
-	if (type != PM_RECORD_TYPE_SAMPLE)
+	if (type != PM_RECORD_SAMPLE)
 		return 0;
 	if (pm_evlist_sample(p->el, rec, size, &s)) {
 		if (!p->warned)
@@ -429,7 +429,7 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 			fprintf(stderr, "profileme %s: %s\nprofileme %s: retrying with user-space "
 					"only events (:u)\n",
 				o.cmd, pm_errmsg(), o.cmd);
-			pm_evlist_close(el);
+			pm_evlist_free(el);
 			el = NULL;
 			have_child = false;
 			continue;
@@ -553,7 +553,7 @@ out:
 	}
 	if (out_fd >= 0)
 		close(out_fd);
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 	pm_pmu_list_free(pmus);
 	free(o.events);
 	return ret;

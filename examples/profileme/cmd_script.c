@@ -246,7 +246,7 @@ struct script {
 	pm_raw_ctx *rctx;
 	const pm_raw_decoder **dec; /* per attr */
 	size_t ndec;
-	void *sym; /* pm_symbolizer */
+	void *sym; /* pm_sym */
 	const char *symfs, *kallsyms;
 	uint64_t nsamples;
 };
@@ -1175,12 +1175,12 @@ int cmd_script(int argc, char **argv)
 	setup_raw(&s);
 #ifdef PM_HAVE_LIBELF
 	if ((s.fields & (F_SYM | F_DSO)) && !s.dump && (!s.json || s.user_fields)) {
-		pm_symbolizer *sy = NULL;
+		pm_sym *sy = NULL;
 
 		struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = s.symfs, .kallsyms = s.kallsyms };
 
 		/* the library decides whether this machine's kallsyms fits the recording */
-		if (pm_sym_open_file(&sy, s.f, &so) == 0)
+		if (pm_sym_new_from_file(&sy, s.f, &so) == 0)
 			s.sym = sy;
 	}
 #endif
@@ -1291,7 +1291,7 @@ int cmd_script(int argc, char **argv)
 	free(undec);
 	cli_flush();
 #ifdef PM_HAVE_LIBELF
-	pm_sym_close(s.sym);
+	pm_sym_free(s.sym);
 #endif
 	pm_raw_ctx_free(s.rctx);
 	for (size_t i = 0; i < s.nnames; i++)

@@ -30,7 +30,7 @@ struct rep_comm {
 struct rep_ctx {
 	struct rep_opts o;
 	pm_file *f;
-	pm_symbolizer *sym;
+	pm_sym *sym;
 	pm_raw_ctx *raw;
 	size_t nr_attrs;
 	bool *is_pm;
@@ -363,7 +363,7 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 	}
 	c->nr_attrs = pm_file_nr_attrs(c->f);
 	c->is_pm = calloc(c->nr_attrs ? c->nr_attrs : 1, sizeof(bool));
-	if (!c->is_pm || pm_raw_ctx_from_file(&c->raw, c->f)) {
+	if (!c->is_pm || pm_raw_ctx_new_from_file(&c->raw, c->f)) {
 		rep_close(c);
 		return 1;
 	}
@@ -399,7 +399,7 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 	so.sysroot = o->symfs;
 	so.kallsyms = o->kallsyms;
 	/* The library decides whether this machine's kallsyms fits the recording. */
-	rc = pm_sym_open_file(&c->sym, c->f, &so);
+	rc = pm_sym_new_from_file(&c->sym, c->f, &so);
 	if (rc && rc != -PM_ERR_UNSUPPORTED) {
 		cli_error(o->cmd, "symbols: %s", pm_errmsg());
 		rep_close(c);
@@ -441,7 +441,7 @@ void rep_close(struct rep_ctx *c)
 {
 	if (!c)
 		return;
-	pm_sym_close(c->sym);
+	pm_sym_free(c->sym);
 	pm_raw_ctx_free(c->raw);
 	pm_file_close(c->f);
 	free(c->is_pm);
@@ -458,7 +458,7 @@ void rep_close(struct rep_ctx *c)
 }
 
 pm_file *rep_file(struct rep_ctx *c) { return c->f; }
-pm_symbolizer *rep_symbolizer(struct rep_ctx *c) { return c->sym; }
+pm_sym *rep_symbolizer(struct rep_ctx *c) { return c->sym; }
 bool rep_is_synthetic(struct rep_ctx *c) { return c->synthetic; }
 uint64_t rep_bad_payloads(struct rep_ctx *c) { return c->bad_payloads; }
 uint64_t rep_lost(struct rep_ctx *c) { return c->lost; }

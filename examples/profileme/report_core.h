@@ -79,7 +79,7 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user);
 void rep_close(struct rep_ctx *c);
 
 pm_file *rep_file(struct rep_ctx *c);
-pm_symbolizer *rep_symbolizer(struct rep_ctx *c);
+pm_sym *rep_symbolizer(struct rep_ctx *c);
 /* The symbolizer's path for a dso name (symfs applied), in buf. */
 const char *rep_dso_path(struct rep_ctx *c, const char *dso, char *buf, size_t cap);
 /* "(synthetic)" when the recording says it is synthetic, else "". */

@@ -318,67 +318,6 @@ PM_API int pm_event_term_get(const pm_event *ev, size_t index, struct pm_event_t
  */
 PM_API int pm_event_check_freq(uint64_t freq);
 
-/**
- * @brief **pm_attr_format()** writes an attr back as a canonical event string.
- *
- * With a PMU of the attr's type in @p pmus the config words are split into
- * that PMU's format fields (`cpu/event=0x3c,umask=0x1/uk`); otherwise
- * generic names, cache names (`LLC-load-misses`), `sys:event` for a
- * tracepoint whose id is in tracefs (found as pm_event_parse() does, from
- * @p pmus' root), `mem:0xADDR/LEN:rwx`, `rNNN`, `pmu/config=..`, or
- * `TYPE:0xCONFIG` for a tracepoint, cache or breakpoint attr with no name.  Modifiers follow the attr's
- * exclude bits and precise_ip.
- * @param attr   the attr
- * @param pmus   optional PMUs for names and formats
- * @param[out] buf destination; always NUL-terminated when @p cap > 0
- * @param cap    bytes at @p buf
- * @return the length of the full string (like snprintf), or a negative error.
- * @since 0.1
- */
-PM_API int pm_attr_format(const struct pm_attr *attr, const pm_pmu_list *pmus, char *buf,
-			  size_t cap);
-
-/**
- * @brief **pm_attr_perf_name()** writes the name perf 6.1 gives an attr when
- *        it has no name for it (perf's evsel__name(): a perf.data file
- *        without EVENT_DESC, `perf evlist` of such a file,
- *        evsel-roundtrip-name).
- *
- * Unlike pm_attr_format() (a string that parses back to the attr), this is
- * the display name perf prints:
- *   - hardware: `cycles`, `instructions`, `cache-references`, `cache-misses`,
- *     `branches`, `branch-misses`, `bus-cycles`, `stalled-cycles-frontend`,
- *     `stalled-cycles-backend`, `ref-cycles`, else `unknown-hardware`; with
- *     a PMU type in config's upper 32 bits (hybrid) `cpu_core/cycles/`;
- *   - software: `cpu-clock` ... `dummy` (perf 6.1's table stops there, so
- *     `bpf-output` is `unknown-software`, as perf 6.1 prints it);
- *   - cache: `L1-dcache-load-misses`, `LLC-loads`, ..., or perf's
- *     `invalid-cache`, `unknown-ext-hardware-cache-type|op|result`;
- *   - raw: `raw 0x1a`; breakpoint: `mem:0x1000:rw`;
- *   - tracepoint: `sys:event` when its id is in the tracefs found from
- *     @p pmus (what perf shows from a file's tracing data), else perf's
- *     `unknown tracepoint`;
- *   - another type: with a PMU of that type in @p pmus, `pmu/field=0x..,/`
- *     (the non-zero format fields in the PMU's format order, bits no field
- *     covers as `configN=0x..`, the modifiers right after the '/'; perf
- *     6.1 itself prints `unknown attr type: N` here), else `unknown attr
- *     type: N`;
- *   - then perf's modifiers: `:` and `k`, `u`, `h` for the contexts not
- *     excluded when any is excluded, `p` per precise_ip, and `H`/`G` for
- *     host/guest not excluded when exclude_host is set or exclude_guest
- *     differs from perf's default (set with u/k/h or p, clear otherwise):
- *     `cycles`, `cycles:u` parsed by perf prints `cycles:uH`, `cycles:pp`
- *     `cycles:ppH`.
- * @param attr   the attr
- * @param pmus   optional PMUs (hybrid and dynamic types, tracefs)
- * @param[out] buf destination; always NUL-terminated when @p cap > 0
- * @param cap    bytes at @p buf
- * @return the length of the full name (like snprintf), or -EINVAL.
- * @since 0.1
- */
-PM_API int pm_attr_perf_name(const struct pm_attr *attr, const pm_pmu_list *pmus, char *buf,
-			     size_t cap);
-
 #ifdef __cplusplus
 }
 #endif

@@ -61,7 +61,7 @@ enum pm_column_type {
 	PM_COL_U8 = 3   /**< uint8_t */
 };
 
-/** @brief Options of pm_columns_new().  Size-versioned: set @c sz. */
+/** @brief Options of pm_columns_new_from_file().  Size-versioned: set @c sz. */
 struct pm_columns_opts {
 	size_t sz;           /**< Set by the caller: sizeof(struct pm_columns_opts). */
 	int event;           /**< Only samples of this attr index; -1 (or NULL opts): all. */
@@ -73,7 +73,7 @@ struct pm_columns_opts {
 #define PM_COLUMNS_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_columns_opts, event)
 
 /**
- * @brief **pm_columns_new()** prepares columnar reading of a file's samples.
+ * @brief **pm_columns_new_from_file()** prepares columnar reading of a file's samples.
  *
  * The raw decoder is chosen from the file (ARCH, PMU_MAPPINGS, PMU_CAPS,
  * CPUID and the attrs): the decoder of the selected event, else of the first
@@ -86,7 +86,7 @@ struct pm_columns_opts {
  *         range); -PM_ERR_STRUCT_SIZE; -ENOMEM.
  * @since 0.1
  */
-PM_EXPERIMENTAL PM_API int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts);
+PM_EXPERIMENTAL PM_API int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts);
 
 /** @brief **pm_columns_free()** releases a reader.  NULL-safe. @since 0.1 */
 PM_EXPERIMENTAL PM_API void pm_columns_free(pm_columns *c);
@@ -277,7 +277,7 @@ PM_EXPERIMENTAL PM_API int pm_json_record(const pm_file *f, const struct pm_file
  * pm_export_pprof() and pm_export_folded() read the rest of a ::pm_file
  * (every record from its current position), follow its processes (COMM,
  * MMAP/MMAP2, FORK, EXIT, exec) and symbolize each sample's stack with a
- * ::pm_symbolizer, the same way `profileme report` does: a ProfileMe sample
+ * ::pm_sym, the same way `profileme report` does: a ProfileMe sample
  * is charged to its profiled PC, every other sample to its ip; callchain
  * entries follow leaf first, PERF_CONTEXT_* markers skipped and the entry
  * that repeats the ip dropped.  See docs/export.md.
@@ -307,7 +307,7 @@ struct pm_export_opts {
 	uint32_t flags;           /**< PM_EXPORT_* bits. */
 	const char *symfs;        /**< Prefix of every mapped file when reading symbols (NULL: none). */
 	const char *kallsyms;     /**< Kernel symbols file (NULL: /proc/kallsyms, only for a recording of this kernel). */
-	pm_symbolizer *sym;       /**< A fresh symbolizer of the caller to use (and feed) instead of one
+	pm_sym *sym;       /**< A fresh symbolizer of the caller to use (and feed) instead of one
 	                               opened from @c symfs / @c kallsyms; NULL: the exporter opens its own. */
 	pm_export_progress_fn progress; /**< Progress callback, or NULL. */
 	void *progress_user;      /**< Passed to @c progress. */

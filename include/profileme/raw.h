@@ -419,7 +419,7 @@ PM_API int pm_raw_ctx_new(pm_raw_ctx **out);
 PM_API void pm_raw_ctx_free(pm_raw_ctx *ctx);
 
 /**
- * @brief **pm_raw_ctx_from_file()** builds the raw decoding context of a
+ * @brief **pm_raw_ctx_new_from_file()** builds the raw decoding context of a
  *        recording in one call: ARCH, byte order, PMU_MAPPINGS, PMU_CAPS
  *        and CPUID, as the file's features give them.
  * @param[out] out the context; free with pm_raw_ctx_free()
@@ -427,7 +427,7 @@ PM_API void pm_raw_ctx_free(pm_raw_ctx *ctx);
  * @return 0, -EINVAL, -ENOMEM.
  * @since 0.1
  */
-PM_API int pm_raw_ctx_from_file(pm_raw_ctx **out, const pm_file *f);
+PM_API int pm_raw_ctx_new_from_file(pm_raw_ctx **out, const pm_file *f);
 
 /**
  * @brief **pm_raw_ctx_set_arch()** sets the recording's architecture

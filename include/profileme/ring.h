@@ -6,7 +6,7 @@
  * Two layers:
  *   - ::pm_ring reads one perf ring buffer (the kernel's mmap of 1 + 2^n
  *     pages, or any memory laid out the same way, see
- *     pm_ring_attach_memory()).  Records are handed out in place; a record
+ *     pm_ring_new_from_memory()).  Records are handed out in place; a record
  *     that wraps the end of the ring is copied once into a 64 KiB buffer.
  *     Lost data (PERF_RECORD_LOST, LOST_SAMPLES) and throttling are counted.
  *   - ::pm_evlist opens a list of events (from ::pm_attr or event strings) on
@@ -35,15 +35,6 @@ extern "C" {
 /** The largest perf record (header.size is a u16), rounded up to 8. */
 #define PM_RING_MAX_RECORD 65536
 
-/** @name Record types the ring counts (PERF_RECORD_*)
- *  @{ */
-#define PM_RECORD_TYPE_LOST 2
-#define PM_RECORD_TYPE_THROTTLE 5
-#define PM_RECORD_TYPE_UNTHROTTLE 6
-#define PM_RECORD_TYPE_SAMPLE 9
-#define PM_RECORD_TYPE_LOST_SAMPLES 13
-/** @} */
-
 /** @brief One ring buffer reader (opaque). */
 typedef struct pm_ring pm_ring;
 
@@ -67,19 +58,19 @@ struct pm_ring_stats {
  *  every later release.  See PM_OFFSETOFEND(). */
 #define PM_RING_STATS_SZ_V1 PM_OFFSETOFEND(struct pm_ring_stats, records)
 
-/** @brief Flags of pm_ring_attach_memory(). */
+/** @brief Flags of pm_ring_new_from_memory(). */
 enum pm_ring_flag {
 	PM_RING_OVERWRITE = 1 << 0 /**< A write_backward ring: read newest to oldest, never write the tail. */
 };
 
 /**
- * @brief **pm_ring_attach_memory()** reads a ring that lives in caller memory.
+ * @brief **pm_ring_new_from_memory()** reads a ring that lives in caller memory.
  *
  * @p base points at a perf_event_mmap_page control area (data_head at byte
  * 1024, data_tail at 1032, data_offset at 1040, data_size at 1048) followed by
  * the data area.  When the control area's data_offset / data_size are zero,
  * the data area starts at @p base + @p page_size and is @p data_size bytes.
- * The memory stays the caller's; pm_ring_close() does not free it.
+ * The memory stays the caller's; pm_ring_free() does not free it.
  * @param[out] out    the ring
  * @param base        the control page (8-byte aligned)
  * @param page_size   size of the control page (a power of two, >= 2048)
@@ -88,7 +79,7 @@ enum pm_ring_flag {
  * @return 0, -EINVAL (bad sizes or alignment), -ENOMEM.
  * @since 0.1
  */
-PM_API int pm_ring_attach_memory(pm_ring **out, void *base, size_t page_size, size_t data_size,
+PM_API int pm_ring_new_from_memory(pm_ring **out, void *base, size_t page_size, size_t data_size,
 				 unsigned flags);
 
 /**
@@ -168,30 +159,10 @@ PM_API size_t pm_ring_data_size(const pm_ring *r);
 /** @brief **pm_ring_fd()**: the perf fd the ring is mapped from, -1 for attached memory. @since 0.1 */
 PM_API int pm_ring_fd(const pm_ring *r);
 
-/** @brief **pm_ring_close()** releases a ring (unmaps it when the library mapped it).  NULL-safe. @since 0.1 */
-PM_API void pm_ring_close(pm_ring *r);
+/** @brief **pm_ring_free()** releases a ring (unmaps it when the library mapped it).  NULL-safe. @since 0.1 */
+PM_API void pm_ring_free(pm_ring *r);
 
 /* ------------------------------------------------------------------------ */
-
-/**
- * @brief **pm_attr_open()** calls perf_event_open for one attr, close-on-exec.
- *
- * The kernel's bytes are built with pm_attr_to_bytes() in the host byte
- * order.  Failures are explained in pm_errmsg(): EACCES/EPERM names
- * kernel.perf_event_paranoid and its value, ENOENT/ENODEV say the PMU or
- * event is not on this machine, ENOSYS says there is no perf_event_open
- * (e.g. qemu-user), EINVAL on a ProfileMe (precise) event names the rule
- * it most likely broke, E2BIG names the attr size.
- * @param attr      the attr (attr->size 0 means PM_ATTR_SIZE_KNOWN)
- * @param pid       -1 (all processes, needs @p cpu >= 0), 0 (self) or a pid/tid
- * @param cpu       -1 (any) or a CPU number
- * @param group_fd  -1 or the group leader's fd
- * @param flags     extra PERF_FLAG_* bits (FD_CLOEXEC is always added)
- * @return the fd (>= 0) or a negative errno.
- * @since 0.1
- */
-PM_API int pm_attr_open(const struct pm_attr *attr, int pid, int cpu, int group_fd,
-			unsigned long flags);
 
 /** @brief A list of opened events with their rings (opaque). */
 typedef struct pm_evlist pm_evlist;
@@ -222,7 +193,7 @@ struct pm_evlist_opts {
 
 /**
  * @brief **pm_evlist_new()** creates an empty event list.
- * @param[out] out  the list; free with pm_evlist_close()
+ * @param[out] out  the list; free with pm_evlist_free()
  * @param opts      options, or NULL (pid 0, any CPU, defaults)
  * @return 0, -PM_ERR_STRUCT_SIZE, -EINVAL (bad CPU list), -ENOMEM.
  * @since 0.1
@@ -251,7 +222,7 @@ PM_API int pm_evlist_add(pm_evlist *el, const struct pm_attr *attr, const char *
  *        child waits (on a pipe) until pm_evlist_start(), then execs; the
  *        events become the child's, enabled on exec.
  *
- * Call before pm_evlist_open().  pm_evlist_close() kills and reaps a child
+ * Call before pm_evlist_open().  pm_evlist_free() kills and reaps a child
  * that was never started.
  * @param el    the list
  * @param argv  NULL-terminated argument vector; argv[0] is looked up in PATH
@@ -263,8 +234,10 @@ PM_API int pm_evlist_prepare_command(pm_evlist *el, char *const argv[]);
 /**
  * @brief **pm_evlist_open()** opens every event (on every CPU of the target)
  *        and maps the rings.  All fds are close-on-exec; on failure all are
- *        closed and the message in pm_errmsg() explains it.
- * @return 0 or a negative errno (see pm_attr_open()); -ENOMEM; -EPERM from
+ *        closed and the message in pm_errmsg() explains it.  It creates no
+ *        handle: pm_evlist_close() undoes it, pm_evlist_free() releases the list.
+ * @return 0 or a negative errno (see pm_attr_open()); -EBUSY when already open;
+ *         -ENOMEM; -EPERM from
  *         mmap names kernel.perf_event_mlock_kb.
  * @since 0.1
  */
@@ -444,12 +417,22 @@ struct pm_count {
 PM_API int pm_evlist_read_count(const pm_evlist *el, size_t idx, struct pm_count *c);
 
 /**
- * @brief **pm_evlist_close()** disables and closes every event, unmaps the
- *        rings, kills and reaps a command that was prepared but not started.
- *        NULL-safe.
+ * @brief **pm_evlist_close()** closes what pm_evlist_open() opened: every
+ *        event's fds and the rings (rings and records from them are invalid
+ *        afterwards).  The list, its events and a prepared command stay, so
+ *        pm_evlist_open() may be called again; pm_evlist_free() still
+ *        releases the list.  NULL-safe; a list that is not open is left as is.
  * @since 0.1
  */
 PM_API void pm_evlist_close(pm_evlist *el);
+
+/**
+ * @brief **pm_evlist_free()** releases a list from pm_evlist_new(): closes
+ *        its events as pm_evlist_close() does, kills and reaps a command
+ *        that was prepared but not started, and frees the list.  NULL-safe.
+ * @since 0.1
+ */
+PM_API void pm_evlist_free(pm_evlist *el);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@
  * @file profileme/symbol.h
  * @brief Address → (symbol, offset, module) for the processes of a profile.
  *
- * A ::pm_symbolizer learns, per process, which files are mapped where (from
+ * A ::pm_sym learns, per process, which files are mapped where (from
  * PERF_RECORD_MMAP/MMAP2 records with pm_sym_add_map(), or from
  * `/proc/PID/maps` with pm_sym_load_proc_maps() when sampling live), follows
  * the processes through fork, exec and exit, and turns a sampled address into
@@ -23,10 +23,10 @@
  *
  * The symbolizer needs libelf.  A library built without it keeps the same
  * ABI: every function here exists and returns -PM_ERR_UNSUPPORTED
- * (pm_sym_close() does nothing).
+ * (pm_sym_free() does nothing).
  *
- * A ::pm_symbolizer is not thread-safe; strings it returns are borrowed and
- * stay valid until pm_sym_close().
+ * A ::pm_sym is not thread-safe; strings it returns are borrowed and
+ * stay valid until pm_sym_free().
  */
 #ifndef PROFILEME_SYMBOL_H
 #define PROFILEME_SYMBOL_H
@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 /** @brief Opaque symbolizer: maps of processes, cache of files, kernel symbols. */
-typedef struct pm_symbolizer pm_symbolizer;
+typedef struct pm_sym pm_sym;
 
 /** @name pm_sym_opts.flags
  *  @{ */
@@ -50,7 +50,7 @@ typedef struct pm_symbolizer pm_symbolizer;
 /** @} */
 
 /**
- * @brief Options of pm_sym_open(); size-versioned (set @c sz to
+ * @brief Options of pm_sym_new(); size-versioned (set @c sz to
  *        sizeof(struct pm_sym_opts)).  NULL means all defaults.
  */
 struct pm_sym_opts {
@@ -156,7 +156,7 @@ enum pm_sym_diag_code {
 	PM_SYM_DIAG_DEBUG_FILE = 7,   /**< Information: symbols came from a separate debug file. */
 	PM_SYM_DIAG_KPTR_RESTRICT = 8,/**< kallsyms readable but every address is zero (kptr_restrict). */
 	PM_SYM_DIAG_NO_KALLSYMS = 9,  /**< The kallsyms file cannot be read. */
-	PM_SYM_DIAG_FOREIGN_KERNEL = 10 /**< Information (pm_sym_open_file()): the recording is of
+	PM_SYM_DIAG_FOREIGN_KERNEL = 10 /**< Information (pm_sym_new_from_file()): the recording is of
 	                                     another kernel; this machine's kallsyms and vDSO are not used. */
 };
 
@@ -180,27 +180,27 @@ enum pm_sym_kernel_state {
 	PM_SYM_KERNEL_OK = 1,         /**< Kernel symbols loaded. */
 	PM_SYM_KERNEL_RESTRICTED = 2, /**< kallsyms shows only zero addresses (kptr_restrict). */
 	PM_SYM_KERNEL_UNREADABLE = 3, /**< kallsyms missing, unreadable or without text symbols. */
-	PM_SYM_KERNEL_FOREIGN = 4     /**< pm_sym_open_file(): the recording is of another kernel
+	PM_SYM_KERNEL_FOREIGN = 4     /**< pm_sym_new_from_file(): the recording is of another kernel
 	                                   (architecture, release or kernel build id differ) and no
 	                                   kallsyms file was given: this machine's is not used. */
 };
 
 /**
- * @brief **pm_sym_open()** creates an empty symbolizer.
+ * @brief **pm_sym_new()** creates an empty symbolizer.
  * @param[out] out  the new symbolizer (NULL on failure)
  * @param opts      options, or NULL for the defaults
  * @return 0; -EINVAL (NULL @p out), -PM_ERR_STRUCT_SIZE, -ENOMEM,
  *         -PM_ERR_UNSUPPORTED (built without libelf).
  * @since 0.1
  */
-PM_API int pm_sym_open(pm_symbolizer **out, const struct pm_sym_opts *opts);
+PM_API int pm_sym_new(pm_sym **out, const struct pm_sym_opts *opts);
 
 /**
- * @brief **pm_sym_close()** frees a symbolizer and every string it returned.
+ * @brief **pm_sym_free()** frees a symbolizer and every string it returned.
  * @param s  the symbolizer, or NULL
  * @since 0.1
  */
-PM_API void pm_sym_close(pm_symbolizer *s);
+PM_API void pm_sym_free(pm_sym *s);
 
 /**
  * @brief **pm_sym_add_map()** records that @p filename is mapped at
@@ -219,7 +219,7 @@ PM_API void pm_sym_close(pm_symbolizer *s);
  *         -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_add_map(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len,
+PM_API int pm_sym_add_map(pm_sym *s, int32_t pid, uint64_t start, uint64_t len,
 			  uint64_t pgoff, const char *filename);
 
 /**
@@ -232,7 +232,7 @@ PM_API int pm_sym_add_map(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_
  *         -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_load_proc_maps(pm_symbolizer *s, int32_t pid);
+PM_API int pm_sym_load_proc_maps(pm_sym *s, int32_t pid);
 
 /**
  * @brief **pm_sym_fork()** gives @p child a copy of @p parent's maps
@@ -244,7 +244,7 @@ PM_API int pm_sym_load_proc_maps(pm_symbolizer *s, int32_t pid);
  * @return 0; -EINVAL, -ENOMEM, -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_fork(pm_symbolizer *s, int32_t parent, int32_t child);
+PM_API int pm_sym_fork(pm_sym *s, int32_t parent, int32_t child);
 
 /**
  * @brief **pm_sym_exec()** forgets the maps of @p pid (PERF_RECORD_COMM with
@@ -254,7 +254,7 @@ PM_API int pm_sym_fork(pm_symbolizer *s, int32_t parent, int32_t child);
  * @return 0; -EINVAL, -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_exec(pm_symbolizer *s, int32_t pid);
+PM_API int pm_sym_exec(pm_sym *s, int32_t pid);
 
 /**
  * @brief **pm_sym_exit()** marks @p pid as exited (PERF_RECORD_EXIT).  Its
@@ -265,7 +265,7 @@ PM_API int pm_sym_exec(pm_symbolizer *s, int32_t pid);
  * @return 0; -EINVAL, -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_exit(pm_symbolizer *s, int32_t pid);
+PM_API int pm_sym_exit(pm_sym *s, int32_t pid);
 
 /**
  * @brief **pm_sym_lookup()** resolves @p addr of process @p pid.
@@ -283,7 +283,7 @@ PM_API int pm_sym_exit(pm_symbolizer *s, int32_t pid);
  *         -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_lookup(pm_symbolizer *s, int32_t pid, uint64_t addr, uint32_t how,
+PM_API int pm_sym_lookup(pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
 			 struct pm_sym_result *res);
 
 /**
@@ -304,7 +304,7 @@ PM_API int pm_sym_lookup(pm_symbolizer *s, int32_t pid, uint64_t addr, uint32_t 
  *         -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_find(pm_symbolizer *s, const char *dso, const char *name, size_t idx,
+PM_API int pm_sym_find(pm_sym *s, const char *dso, const char *name, size_t idx,
 		       struct pm_sym_def *out);
 
 /**
@@ -315,7 +315,7 @@ PM_API int pm_sym_find(pm_symbolizer *s, const char *dso, const char *name, size
  *         -EINVAL, -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_preload(pm_symbolizer *s);
+PM_API int pm_sym_preload(pm_sym *s);
 
 /**
  * @brief **pm_sym_diag_count()** gives the number of per-file diagnostics
@@ -324,7 +324,7 @@ PM_API int pm_sym_preload(pm_symbolizer *s);
  * @return the count (>= 0); -EINVAL, -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_diag_count(const pm_symbolizer *s);
+PM_API int pm_sym_diag_count(const pm_sym *s);
 
 /**
  * @brief **pm_sym_diag_get()** reads diagnostic number @p idx.
@@ -335,7 +335,7 @@ PM_API int pm_sym_diag_count(const pm_symbolizer *s);
  *         -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_diag_get(const pm_symbolizer *s, size_t idx, struct pm_sym_diag *out);
+PM_API int pm_sym_diag_get(const pm_sym *s, size_t idx, struct pm_sym_diag *out);
 
 /**
  * @brief **pm_sym_kernel_status()** says whether kernel addresses can be
@@ -344,7 +344,7 @@ PM_API int pm_sym_diag_get(const pm_symbolizer *s, size_t idx, struct pm_sym_dia
  * @return a ::pm_sym_kernel_state (>= 0); -EINVAL, -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_kernel_status(pm_symbolizer *s);
+PM_API int pm_sym_kernel_status(pm_sym *s);
 
 /** Longest map name pm_sym_add_map_len() accepts (PATH_MAX of Linux). */
 #define PM_SYM_NAME_MAX 4096u
@@ -365,7 +365,7 @@ PM_API int pm_sym_kernel_status(pm_symbolizer *s);
  *         -ENOMEM, -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_add_map_len(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len,
+PM_API int pm_sym_add_map_len(pm_sym *s, int32_t pid, uint64_t start, uint64_t len,
 			      uint64_t pgoff, const char *name, size_t name_len);
 
 struct pm_record;
@@ -396,11 +396,11 @@ struct pm_file;
  *         -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_add_record(pm_symbolizer *s, const struct pm_record *r);
+PM_API int pm_sym_add_record(pm_sym *s, const struct pm_record *r);
 
 /**
- * @brief **pm_sym_open_file()** creates a symbolizer for a recording: like
- *        pm_sym_open(), plus the one decision whether this machine's kernel
+ * @brief **pm_sym_new_from_file()** creates a symbolizer for a recording: like
+ *        pm_sym_new(), plus the one decision whether this machine's kernel
  *        symbols may stand for the recorded kernel's.
  *
  * When @c opts->kallsyms is NULL and the recording says it is of another
@@ -416,10 +416,10 @@ PM_API int pm_sym_add_record(pm_symbolizer *s, const struct pm_record *r);
  * @param[out] out  the new symbolizer (NULL on failure)
  * @param f         the recording (only its header is read)
  * @param opts      options, or NULL for the defaults
- * @return 0; as pm_sym_open(); -EINVAL (NULL @p f).
+ * @return 0; as pm_sym_new(); -EINVAL (NULL @p f).
  * @since 0.1
  */
-PM_API int pm_sym_open_file(pm_symbolizer **out, struct pm_file *f, const struct pm_sym_opts *opts);
+PM_API int pm_sym_new_from_file(pm_sym **out, struct pm_file *f, const struct pm_sym_opts *opts);
 
 /** @name pm_sym_resolve_file() flags
  *  @{ */
@@ -443,7 +443,7 @@ PM_API int pm_sym_open_file(pm_symbolizer **out, struct pm_file *f, const struct
  * pm_sym_resolved_get().  @c cpumode values are PERF_RECORD_MISC cpumodes
  * (user: user maps only; kernel: kallsyms only; other values: user maps
  * first, then the kernel).
- * @param s        a symbolizer from pm_sym_open_file() of @p f
+ * @param s        a symbolizer from pm_sym_new_from_file() of @p f
  * @param f        the recording, before its first record
  * @param n        number of queries
  * @param pid      n process ids
@@ -458,20 +458,20 @@ PM_API int pm_sym_open_file(pm_symbolizer **out, struct pm_file *f, const struct
  *         @p f, -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int64_t pm_sym_resolve_file(pm_symbolizer *s, struct pm_file *f, size_t n, const int32_t *pid,
+PM_API int64_t pm_sym_resolve_file(pm_sym *s, struct pm_file *f, size_t n, const int32_t *pid,
 				   const uint64_t *addr, const uint8_t *cpumode, const uint64_t *when,
 				   uint32_t flags, uint32_t *out_idx);
 
 /**
  * @brief **pm_sym_resolved_get()** reads distinct result @p idx of the last
- *        pm_sym_resolve_file() (its strings stay valid until pm_sym_close()).
+ *        pm_sym_resolve_file() (its strings stay valid until pm_sym_free()).
  * @param s         the symbolizer
  * @param idx       below the count pm_sym_resolve_file() returned
  * @param[out] res  the result; @c res->sz set by the caller
  * @return 0; -EINVAL, -ERANGE, -PM_ERR_STRUCT_SIZE, -PM_ERR_UNSUPPORTED.
  * @since 0.1
  */
-PM_API int pm_sym_resolved_get(const pm_symbolizer *s, size_t idx, struct pm_sym_result *res);
+PM_API int pm_sym_resolved_get(const pm_sym *s, size_t idx, struct pm_sym_result *res);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@ static int unsupported(const char *fn)
 	return pm__err(PM_ERR_UNSUPPORTED, "%s: libprofileme was built without libelf", fn);
 }
 
-int pm_sym_open(pm_symbolizer **out, const struct pm_sym_opts *opts)
+int pm_sym_new(pm_sym **out, const struct pm_sym_opts *opts)
 {
 	(void)opts;
 	if (out)
@@ -20,94 +20,94 @@ int pm_sym_open(pm_symbolizer **out, const struct pm_sym_opts *opts)
 	return unsupported(__func__);
 }
 
-void pm_sym_close(pm_symbolizer *s)
+void pm_sym_free(pm_sym *s)
 {
 	(void)s;
 }
 
-int pm_sym_add_map(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+int pm_sym_add_map(pm_sym *s, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		   const char *filename)
 {
 	(void)s, (void)pid, (void)start, (void)len, (void)pgoff, (void)filename;
 	return unsupported(__func__);
 }
 
-int pm_sym_load_proc_maps(pm_symbolizer *s, int32_t pid)
+int pm_sym_load_proc_maps(pm_sym *s, int32_t pid)
 {
 	(void)s, (void)pid;
 	return unsupported(__func__);
 }
 
-int pm_sym_fork(pm_symbolizer *s, int32_t parent, int32_t child)
+int pm_sym_fork(pm_sym *s, int32_t parent, int32_t child)
 {
 	(void)s, (void)parent, (void)child;
 	return unsupported(__func__);
 }
 
-int pm_sym_exec(pm_symbolizer *s, int32_t pid)
+int pm_sym_exec(pm_sym *s, int32_t pid)
 {
 	(void)s, (void)pid;
 	return unsupported(__func__);
 }
 
-int pm_sym_exit(pm_symbolizer *s, int32_t pid)
+int pm_sym_exit(pm_sym *s, int32_t pid)
 {
 	(void)s, (void)pid;
 	return unsupported(__func__);
 }
 
-int pm_sym_lookup(pm_symbolizer *s, int32_t pid, uint64_t addr, uint32_t how,
+int pm_sym_lookup(pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
 		  struct pm_sym_result *res)
 {
 	(void)s, (void)pid, (void)addr, (void)how, (void)res;
 	return unsupported(__func__);
 }
 
-int pm_sym_find(pm_symbolizer *s, const char *dso, const char *name, size_t idx,
+int pm_sym_find(pm_sym *s, const char *dso, const char *name, size_t idx,
 		struct pm_sym_def *out)
 {
 	(void)s, (void)dso, (void)name, (void)idx, (void)out;
 	return unsupported(__func__);
 }
 
-int pm_sym_preload(pm_symbolizer *s)
+int pm_sym_preload(pm_sym *s)
 {
 	(void)s;
 	return unsupported(__func__);
 }
 
-int pm_sym_diag_count(const pm_symbolizer *s)
+int pm_sym_diag_count(const pm_sym *s)
 {
 	(void)s;
 	return unsupported(__func__);
 }
 
-int pm_sym_diag_get(const pm_symbolizer *s, size_t idx, struct pm_sym_diag *out)
+int pm_sym_diag_get(const pm_sym *s, size_t idx, struct pm_sym_diag *out)
 {
 	(void)s, (void)idx, (void)out;
 	return unsupported(__func__);
 }
 
-int pm_sym_kernel_status(pm_symbolizer *s)
+int pm_sym_kernel_status(pm_sym *s)
 {
 	(void)s;
 	return unsupported(__func__);
 }
 
-int pm_sym_add_map_len(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len,
+int pm_sym_add_map_len(pm_sym *s, int32_t pid, uint64_t start, uint64_t len,
 		       uint64_t pgoff, const char *name, size_t name_len)
 {
 	(void)s, (void)pid, (void)start, (void)len, (void)pgoff, (void)name, (void)name_len;
 	return unsupported(__func__);
 }
 
-int pm_sym_add_record(pm_symbolizer *s, const struct pm_record *r)
+int pm_sym_add_record(pm_sym *s, const struct pm_record *r)
 {
 	(void)s, (void)r;
 	return unsupported(__func__);
 }
 
-int pm_sym_open_file(pm_symbolizer **out, struct pm_file *f, const struct pm_sym_opts *opts)
+int pm_sym_new_from_file(pm_sym **out, struct pm_file *f, const struct pm_sym_opts *opts)
 {
 	(void)f, (void)opts;
 	if (out)
@@ -115,7 +115,7 @@ int pm_sym_open_file(pm_symbolizer **out, struct pm_file *f, const struct pm_sym
 	return unsupported(__func__);
 }
 
-int64_t pm_sym_resolve_file(pm_symbolizer *s, struct pm_file *f, size_t n, const int32_t *pid,
+int64_t pm_sym_resolve_file(pm_sym *s, struct pm_file *f, size_t n, const int32_t *pid,
 			    const uint64_t *addr, const uint8_t *cpumode, const uint64_t *when,
 			    uint32_t flags, uint32_t *out_idx)
 {
@@ -124,7 +124,7 @@ int64_t pm_sym_resolve_file(pm_symbolizer *s, struct pm_file *f, size_t n, const
 	return unsupported(__func__);
 }
 
-int pm_sym_resolved_get(const pm_symbolizer *s, size_t idx, struct pm_sym_result *res)
+int pm_sym_resolved_get(const pm_sym *s, size_t idx, struct pm_sym_result *res)
 {
 	(void)s, (void)idx, (void)res;
 	return unsupported(__func__);

@@ -64,7 +64,7 @@ static size_t pm_col_width(int type)
 	}
 }
 
-int pm_raw_ctx_from_file(pm_raw_ctx **out, const pm_file *f)
+int pm_raw_ctx_new_from_file(pm_raw_ctx **out, const pm_file *f)
 {
 	struct pm_file_info info = { .sz = sizeof(info) };
 	pm_raw_ctx *ctx;
@@ -74,7 +74,7 @@ int pm_raw_ctx_from_file(pm_raw_ctx **out, const pm_file *f)
 	if (out)
 		*out = NULL;
 	if (!out || !f)
-		return pm__err(EINVAL, "pm_raw_ctx_from_file: NULL argument");
+		return pm__err(EINVAL, "pm_raw_ctx_new_from_file: NULL argument");
 	err = pm_raw_ctx_new(&ctx);
 	if (err)
 		return err;
@@ -148,7 +148,7 @@ void pm_columns_free(pm_columns *c)
 	free(c);
 }
 
-int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts)
+int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts)
 {
 	struct pm_columns_opts o = { .sz = sizeof(o), .event = -1 };
 	pm_columns *c;
@@ -157,7 +157,7 @@ int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *o
 	if (out)
 		*out = NULL;
 	if (!out || !f)
-		return pm__err(EINVAL, "pm_columns_new: NULL argument");
+		return pm__err(EINVAL, "pm_columns_new_from_file: NULL argument");
 	err = PM__SZ_VALID(opts, pm_columns_opts, PM_COLUMNS_OPTS_SZ_V1);
 	if (err)
 		return err;
@@ -175,7 +175,7 @@ int pm_columns_new(pm_columns **out, pm_file *f, const struct pm_columns_opts *o
 			      c->nattrs);
 		goto fail;
 	}
-	err = pm_raw_ctx_from_file(&c->ctx, f);
+	err = pm_raw_ctx_new_from_file(&c->ctx, f);
 	if (err)
 		goto fail;
 	c->dec_for_attr = calloc(c->nattrs ? c->nattrs : 1, 1);
@@ -325,7 +325,7 @@ static inline void pm_columns_base_vals(const pm_columns *c, const struct pmf_re
 			if (c->has_fixed[r->attr_idx])
 				v[COL_PERIOD] = c->fixed_period[r->attr_idx];
 		} else {
-			/* an attr that arrived after pm_columns_new() (pipe mode) */
+			/* an attr that arrived after pm_columns_new_from_file() (pipe mode) */
 			const struct pm_attr *a = pm_file_attr(c->f, (size_t)r->attr_idx);
 
 			if (a && !(a->flags & PM_ATTR_FREQ))

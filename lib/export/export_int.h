@@ -78,7 +78,7 @@ struct pmx_pid;
 struct pmx_walk {
 	pm_file *f;
 	struct pm_export_opts o;
-	pm_symbolizer *sym;
+	pm_sym *sym;
 	bool own_sym, have_sym;
 	pm_raw_ctx *raw;
 	size_t nattrs;

@@ -574,7 +574,7 @@ int pmx_walk_init(struct pmx_walk *w, pm_file *f, const struct pm_export_opts *o
 	w->dec = calloc(w->nattrs ? w->nattrs : 1, sizeof(*w->dec));
 	if (!w->dec)
 		return -ENOMEM;
-	err = pm_raw_ctx_from_file(&w->raw, f);
+	err = pm_raw_ctx_new_from_file(&w->raw, f);
 	if (err)
 		goto fail;
 	for (size_t i = 0; i < w->nattrs; i++) {
@@ -603,7 +603,7 @@ int pmx_walk_init(struct pmx_walk *w, pm_file *f, const struct pm_export_opts *o
 		if (w->o.flags & PM_EXPORT_NO_KERNEL)
 			so.flags |= PM_SYM_OPT_NO_KERNEL;
 		/* the library decides whether this machine's kallsyms fits the recording */
-		err = pm_sym_open_file(&w->sym, f, &so);
+		err = pm_sym_new_from_file(&w->sym, f, &so);
 		if (err == -PM_ERR_UNSUPPORTED) {
 			w->sym = NULL;
 			pm__err_clear();
@@ -623,7 +623,7 @@ fail:
 void pmx_walk_fini(struct pmx_walk *w)
 {
 	if (w->own_sym)
-		pm_sym_close(w->sym);
+		pm_sym_free(w->sym);
 	pm_raw_ctx_free(w->raw);
 	free(w->dec);
 	pmx_set_free(&w->strs);

@@ -319,7 +319,7 @@ int pm_evlist_new(pm_evlist **out, const struct pm_evlist_opts *opts)
 	}
 	if (el->o.mmap_pages && (el->o.mmap_pages & (el->o.mmap_pages - 1))) {
 		rc = pm__err(EINVAL, "mmap_pages %u is not a power of two", el->o.mmap_pages);
-		pm_evlist_close(el);
+		pm_evlist_free(el);
 		return rc;
 	}
 	*out = el;
@@ -499,7 +499,7 @@ static void apply_defaults(pm_evlist *el)
 static void close_all(pm_evlist *el)
 {
 	for (size_t i = 0; i < el->nr_rings; i++)
-		pm_ring_close(el->rings[i]);
+		pm_ring_free(el->rings[i]);
 	free(el->rings);
 	el->rings = NULL;
 	el->nr_rings = 0;
@@ -1016,6 +1016,12 @@ int pm_evlist_read_count(const pm_evlist *el, size_t idx, struct pm_count *c)
 }
 
 void pm_evlist_close(pm_evlist *el)
+{
+	if (el && el->opened)
+		close_all(el);
+}
+
+void pm_evlist_free(pm_evlist *el)
 {
 	if (!el)
 		return;

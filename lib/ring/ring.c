@@ -86,7 +86,7 @@ int pm__ring_init(pm_ring **out, void *base, size_t page_size, size_t data_size,
 	return 0;
 }
 
-int pm_ring_attach_memory(pm_ring **out, void *base, size_t page_size, size_t data_size,
+int pm_ring_new_from_memory(pm_ring **out, void *base, size_t page_size, size_t data_size,
 			  unsigned flags)
 {
 	if (!out)
@@ -116,22 +116,22 @@ static void ring_account(pm_ring *r, const uint8_t *rec, size_t size)
 	r->st.records++;
 	r->st.bytes += size;
 	switch (type) {
-	case PM_RECORD_TYPE_SAMPLE:
+	case PM_RECORD_SAMPLE:
 		r->st.samples++;
 		break;
-	case PM_RECORD_TYPE_LOST:
+	case PM_RECORD_LOST:
 		r->st.lost_records++;
 		if (size >= 24)
 			r->st.lost += pm__ld64(rec + 16, pm__host_big_endian());
 		break;
-	case PM_RECORD_TYPE_LOST_SAMPLES:
+	case PM_RECORD_LOST_SAMPLES:
 		if (size >= 16)
 			r->st.lost_samples += pm__ld64(rec + 8, pm__host_big_endian());
 		break;
-	case PM_RECORD_TYPE_THROTTLE:
+	case PM_RECORD_THROTTLE:
 		r->st.throttles++;
 		break;
-	case PM_RECORD_TYPE_UNTHROTTLE:
+	case PM_RECORD_UNTHROTTLE:
 		r->st.unthrottles++;
 		break;
 	default:
@@ -318,7 +318,7 @@ int pm_ring_fd(const pm_ring *r)
 	return r ? r->fd : -1;
 }
 
-void pm_ring_close(pm_ring *r)
+void pm_ring_free(pm_ring *r)
 {
 	if (!r)
 		return;

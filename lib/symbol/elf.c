@@ -483,7 +483,7 @@ static bool try_debug(struct elf_file *dbg, const char *path, const struct elf_f
 	return true;
 }
 
-static bool find_debug_file(pm_symbolizer *s, const struct pm__dso *d, const char *opened,
+static bool find_debug_file(pm_sym *s, const struct pm__dso *d, const char *opened,
 			    const struct elf_file *main_f, struct elf_file *dbg, struct pm__buf *found)
 {
 	struct pm__buf b = {0};
@@ -672,7 +672,7 @@ static char *own_vdso(size_t *size)
 /* The vDSO's symbols: from perf's build-id cache (~/.debug/[vdso]/<id>/vdso,
  * or $PERF_BUILDID_DIR) when the recording names its build id, else from
  * this process's own image when the recording is of this kernel. */
-static void vdso_load(pm_symbolizer *s, struct pm__dso *d)
+static void vdso_load(pm_sym *s, struct pm__dso *d)
 {
 	struct pm__rawvec rv = {0};
 	struct elf_file f;
@@ -734,7 +734,7 @@ out:
 
 /* ---- loading ---- */
 
-void pm__dso_load(pm_symbolizer *s, struct pm__dso *d)
+void pm__dso_load(pm_sym *s, struct pm__dso *d)
 {
 	struct pm__rawvec rv = {0};
 	struct elf_file f, dbg;

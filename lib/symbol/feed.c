@@ -18,7 +18,7 @@
 #define PROT_EXEC 0x4
 #endif
 
-int pm_sym_add_record(pm_symbolizer *s, const struct pm_record *r)
+int pm_sym_add_record(pm_sym *s, const struct pm_record *r)
 {
 	uint16_t misc;
 	int rc;
@@ -162,7 +162,7 @@ static bool foreign_kernel(const pm_file *f, char *why, size_t cap)
 	return false;
 }
 
-int pm_sym_open_file(pm_symbolizer **out, pm_file *f, const struct pm_sym_opts *opts)
+int pm_sym_new_from_file(pm_sym **out, pm_file *f, const struct pm_sym_opts *opts)
 {
 	struct pm_sym_opts o = { .sz = sizeof(o) };
 	char why[400];
@@ -172,10 +172,10 @@ int pm_sym_open_file(pm_symbolizer **out, pm_file *f, const struct pm_sym_opts *
 	int rc;
 
 	if (!out)
-		return pm__err(EINVAL, "pm_sym_open_file: NULL out");
+		return pm__err(EINVAL, "pm_sym_new_from_file: NULL out");
 	*out = NULL;
 	if (!f)
-		return pm__err(EINVAL, "pm_sym_open_file: NULL file");
+		return pm__err(EINVAL, "pm_sym_new_from_file: NULL file");
 	rc = PM__SZ_VALID(opts, pm_sym_opts, PM_SYM_OPTS_SZ_V1);
 	if (rc)
 		return rc;
@@ -185,7 +185,7 @@ int pm_sym_open_file(pm_symbolizer **out, pm_file *f, const struct pm_sym_opts *
 	foreign = foreign_kernel(f, why, sizeof(why));
 	if (foreign && !o.kallsyms)
 		o.flags |= PM_SYM_OPT_NO_KERNEL;
-	rc = pm_sym_open(out, &o);
+	rc = pm_sym_new(out, &o);
 	if (rc)
 		return rc;
 	(*out)->local_kernel = !foreign;
@@ -203,7 +203,7 @@ int pm_sym_open_file(pm_symbolizer **out, pm_file *f, const struct pm_sym_opts *
 		hex(h, vid, vl);
 		(*out)->vdso_build_id = pm__strndup(h, strlen(h));
 		if (!(*out)->vdso_build_id) {
-			pm_sym_close(*out);
+			pm_sym_free(*out);
 			*out = NULL;
 			return -ENOMEM;
 		}
@@ -222,7 +222,7 @@ static uint64_t rkey_hash(int32_t pid, uint64_t gen, uint64_t addr, uint32_t how
 	return h ^ (h >> 29);
 }
 
-static int rhash_grow(pm_symbolizer *s)
+static int rhash_grow(pm_sym *s)
 {
 	size_t cap = s->caprhash ? s->caprhash * 2 : 1024;
 	struct pm__rkey *t = pm__calloc(cap, sizeof(*t));
@@ -247,7 +247,7 @@ static int rhash_grow(pm_symbolizer *s)
 }
 
 /* Resolve one query: the cached result of its key, or a new one. */
-static int resolve_one(pm_symbolizer *s, int32_t pid, uint64_t addr, uint8_t mode, uint32_t *out)
+static int resolve_one(pm_sym *s, int32_t pid, uint64_t addr, uint8_t mode, uint32_t *out)
 {
 	uint32_t how = pm_sym_lookup_how(mode);
 	/* A kernel lookup does not depend on the process's maps. */
@@ -307,7 +307,7 @@ static int cmp_when(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-int64_t pm_sym_resolve_file(pm_symbolizer *s, pm_file *f, size_t n, const int32_t *pid,
+int64_t pm_sym_resolve_file(pm_sym *s, pm_file *f, size_t n, const int32_t *pid,
 			    const uint64_t *addr, const uint8_t *cpumode, const uint64_t *when,
 			    uint32_t flags, uint32_t *out_idx)
 {
@@ -388,7 +388,7 @@ out:
 	return rc < 0 ? rc : (int64_t)s->nrtab;
 }
 
-int pm_sym_resolved_get(const pm_symbolizer *s, size_t idx, struct pm_sym_result *res)
+int pm_sym_resolved_get(const pm_sym *s, size_t idx, struct pm_sym_result *res)
 {
 	int rc;
 

@@ -8,7 +8,7 @@
 /* Lines read "ADDRESS TYPE NAME" with an optional "\t[MODULE]".  Text
  * symbols (t, T, w, W) are kept; a module's symbols get "[MODULE]" as their
  * dso, the core kernel's "[kernel.kallsyms]". */
-void pm__kallsyms_load(pm_symbolizer *s)
+void pm__kallsyms_load(pm_sym *s)
 {
 	struct pm__symtab *t = &s->ktab;
 	struct pm__rawvec rv = {0};

@@ -78,7 +78,7 @@ struct pm__diag {
 	int32_t err;
 };
 
-struct pm_symbolizer {
+struct pm_sym {
 	char *sysroot;   /* "" when none */
 	char *debug_dir;
 	char *kallsyms;
@@ -131,14 +131,14 @@ static inline const char *pm__symtab_str(const struct pm__symtab *t, uint32_t of
 PM_HIDDEN int pm__symtab_addstr(struct pm__symtab *t, const char *s, size_t n, uint32_t *off);
 
 /* symbol.c */
-PM_HIDDEN uint64_t pm__sym_proc_gen(pm_symbolizer *s, int32_t pid);
-PM_HIDDEN void pm__sym_diag(pm_symbolizer *s, const char *file, int code, int err,
+PM_HIDDEN uint64_t pm__sym_proc_gen(pm_sym *s, int32_t pid);
+PM_HIDDEN void pm__sym_diag(pm_sym *s, const char *file, int code, int err,
 			    const char *fmt, ...) PM_PRINTF(5, 6);
 
 /* elf.c: load a file's symbols; failures become diagnostics. */
-PM_HIDDEN void pm__dso_load(pm_symbolizer *s, struct pm__dso *d);
+PM_HIDDEN void pm__dso_load(pm_sym *s, struct pm__dso *d);
 
 /* kallsyms.c */
-PM_HIDDEN void pm__kallsyms_load(pm_symbolizer *s);
+PM_HIDDEN void pm__kallsyms_load(pm_sym *s);
 
 #endif /* PM_SYM_INTERNAL_H */

@@ -18,14 +18,14 @@ static char *dup_or(const char *s, const char *dflt)
 	return pm__strndup(v, strlen(v));
 }
 
-int pm_sym_open(pm_symbolizer **out, const struct pm_sym_opts *opts)
+int pm_sym_new(pm_sym **out, const struct pm_sym_opts *opts)
 {
 	struct pm_sym_opts o = {sizeof(o), NULL, NULL, NULL, 0, 0};
-	pm_symbolizer *s;
+	pm_sym *s;
 	int rc;
 
 	if (!out)
-		return pm__err(EINVAL, "pm_sym_open: NULL out");
+		return pm__err(EINVAL, "pm_sym_new: NULL out");
 	*out = NULL;
 	rc = PM__SZ_VALID(opts, pm_sym_opts, PM_SYM_OPTS_SZ_V1);
 	if (rc)
@@ -54,7 +54,7 @@ int pm_sym_open(pm_symbolizer **out, const struct pm_sym_opts *opts)
 	s->nbuckets = 256;
 	s->buckets = pm__calloc(s->nbuckets, sizeof(*s->buckets));
 	if (!s->sysroot || !s->kallsyms || !s->debug_dir || !s->buckets) {
-		pm_sym_close(s);
+		pm_sym_free(s);
 		return -ENOMEM;
 	}
 	s->kstate = (s->flags & PM_SYM_OPT_NO_KERNEL) ? PM_SYM_KERNEL_DISABLED : PM_SYM_KERNEL_UNREADABLE;
@@ -71,7 +71,7 @@ static void proc_free(struct pm__proc *p)
 	}
 }
 
-void pm_sym_close(pm_symbolizer *s)
+void pm_sym_free(pm_sym *s)
 {
 	if (!s)
 		return;
@@ -103,7 +103,7 @@ void pm_sym_close(pm_symbolizer *s)
 	free(s);
 }
 
-void pm__sym_diag(pm_symbolizer *s, const char *file, int code, int err, const char *fmt, ...)
+void pm__sym_diag(pm_sym *s, const char *file, int code, int err, const char *fmt, ...)
 {
 	struct pm__buf b = {0};
 	struct pm__diag *d;
@@ -168,7 +168,7 @@ static bool special_name(const char *p)
 	       strncmp(p, "/SYSV", 5) == 0;
 }
 
-static int dso_rehash(pm_symbolizer *s)
+static int dso_rehash(pm_sym *s)
 {
 	size_t nb = s->nbuckets * 2;
 	struct pm__dso **b = pm__calloc(nb, sizeof(*b));
@@ -188,7 +188,7 @@ static int dso_rehash(pm_symbolizer *s)
 	return 0;
 }
 
-static struct pm__dso *dso_lookup(const pm_symbolizer *s, const char *path, size_t n)
+static struct pm__dso *dso_lookup(const pm_sym *s, const char *path, size_t n)
 {
 	struct pm__dso *d = s->buckets[hash_mem(path, n) & (s->nbuckets - 1)];
 
@@ -197,7 +197,7 @@ static struct pm__dso *dso_lookup(const pm_symbolizer *s, const char *path, size
 	return d;
 }
 
-static struct pm__dso *dso_get(pm_symbolizer *s, const char *path, size_t n)
+static struct pm__dso *dso_get(pm_sym *s, const char *path, size_t n)
 {
 	struct pm__dso *d = dso_lookup(s, path, n);
 	size_t h;
@@ -231,7 +231,7 @@ static struct pm__dso *dso_get(pm_symbolizer *s, const char *path, size_t n)
 	return d;
 }
 
-static void dso_ensure(pm_symbolizer *s, struct pm__dso *d)
+static void dso_ensure(pm_sym *s, struct pm__dso *d)
 {
 	if (d->state == PM__DSO_NEW)
 		pm__dso_load(s, d);
@@ -239,7 +239,7 @@ static void dso_ensure(pm_symbolizer *s, struct pm__dso *d)
 
 /* ---- processes ---- */
 
-static size_t proc_pos(const pm_symbolizer *s, int32_t pid)
+static size_t proc_pos(const pm_sym *s, int32_t pid)
 {
 	size_t lo = 0, hi = s->nprocs;
 
@@ -254,7 +254,7 @@ static size_t proc_pos(const pm_symbolizer *s, int32_t pid)
 	return lo;
 }
 
-static struct pm__proc *proc_find(pm_symbolizer *s, int32_t pid)
+static struct pm__proc *proc_find(pm_sym *s, int32_t pid)
 {
 	size_t i;
 
@@ -266,7 +266,7 @@ static struct pm__proc *proc_find(pm_symbolizer *s, int32_t pid)
 	return NULL;
 }
 
-static struct pm__proc *proc_get(pm_symbolizer *s, int32_t pid)
+static struct pm__proc *proc_get(pm_sym *s, int32_t pid)
 {
 	struct pm__proc *p = proc_find(s, pid);
 	size_t i;
@@ -367,19 +367,19 @@ static void proc_revive(struct pm__proc *p)
 }
 
 /* The maps of p changed: lookups cached under its old generation are stale. */
-static void proc_touch(pm_symbolizer *s, struct pm__proc *p)
+static void proc_touch(pm_sym *s, struct pm__proc *p)
 {
 	p->gen = ++s->gen;
 }
 
-uint64_t pm__sym_proc_gen(pm_symbolizer *s, int32_t pid)
+uint64_t pm__sym_proc_gen(pm_sym *s, int32_t pid)
 {
 	struct pm__proc *p = proc_find(s, pid);
 
 	return p ? p->gen : 0;
 }
 
-int pm_sym_add_map_len(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+int pm_sym_add_map_len(pm_sym *s, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		       const char *name, size_t name_len)
 {
 	struct pm__proc *p;
@@ -408,7 +408,7 @@ int pm_sym_add_map_len(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t l
 	return proc_insert(p, &m);
 }
 
-int pm_sym_add_map(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+int pm_sym_add_map(pm_sym *s, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		   const char *filename)
 {
 	if (!s || !filename)
@@ -416,7 +416,7 @@ int pm_sym_add_map(pm_symbolizer *s, int32_t pid, uint64_t start, uint64_t len, 
 	return pm_sym_add_map_len(s, pid, start, len, pgoff, filename, strlen(filename));
 }
 
-int pm_sym_load_proc_maps(pm_symbolizer *s, int32_t pid)
+int pm_sym_load_proc_maps(pm_sym *s, int32_t pid)
 {
 	char path[64], *line = NULL;
 	size_t cap = 0;
@@ -458,7 +458,7 @@ int pm_sym_load_proc_maps(pm_symbolizer *s, int32_t pid)
 	return rc ? rc : added;
 }
 
-int pm_sym_fork(pm_symbolizer *s, int32_t parent, int32_t child)
+int pm_sym_fork(pm_sym *s, int32_t parent, int32_t child)
 {
 	struct pm__proc *pp, *cp;
 	int rc;
@@ -485,7 +485,7 @@ int pm_sym_fork(pm_symbolizer *s, int32_t parent, int32_t child)
 	return 0;
 }
 
-int pm_sym_exec(pm_symbolizer *s, int32_t pid)
+int pm_sym_exec(pm_sym *s, int32_t pid)
 {
 	struct pm__proc *p;
 
@@ -500,7 +500,7 @@ int pm_sym_exec(pm_symbolizer *s, int32_t pid)
 	return 0;
 }
 
-int pm_sym_exit(pm_symbolizer *s, int32_t pid)
+int pm_sym_exit(pm_sym *s, int32_t pid)
 {
 	struct pm__proc *p;
 
@@ -514,7 +514,7 @@ int pm_sym_exit(pm_symbolizer *s, int32_t pid)
 
 /* ---- lookups ---- */
 
-static void kernel_ensure(pm_symbolizer *s)
+static void kernel_ensure(pm_sym *s)
 {
 	if (!s->kloaded && !(s->flags & PM_SYM_OPT_NO_KERNEL)) {
 		s->kloaded = true;
@@ -539,7 +539,7 @@ static uint64_t file_addr(const struct pm__map *m, uint64_t addr)
 	return off;
 }
 
-static void lookup_kernel(pm_symbolizer *s, uint64_t addr, struct pm_sym_result *r)
+static void lookup_kernel(pm_sym *s, uint64_t addr, struct pm_sym_result *r)
 {
 	const struct pm__sym *sym = NULL;
 
@@ -558,7 +558,7 @@ static void lookup_kernel(pm_symbolizer *s, uint64_t addr, struct pm_sym_result 
 	}
 }
 
-int pm_sym_lookup(pm_symbolizer *s, int32_t pid, uint64_t addr, uint32_t how,
+int pm_sym_lookup(pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
 		  struct pm_sym_result *res)
 {
 	struct pm_sym_result r;
@@ -640,7 +640,7 @@ static int def_match(const struct pm__symtab *t, const char *name, const char *m
 	return 0;
 }
 
-int pm_sym_find(pm_symbolizer *s, const char *dso, const char *name, size_t idx,
+int pm_sym_find(pm_sym *s, const char *dso, const char *name, size_t idx,
 		struct pm_sym_def *out)
 {
 	struct pm_sym_def d;
@@ -681,7 +681,7 @@ int pm_sym_find(pm_symbolizer *s, const char *dso, const char *name, size_t idx,
 	return (int)count;
 }
 
-int pm_sym_preload(pm_symbolizer *s)
+int pm_sym_preload(pm_sym *s)
 {
 	int bad = 0;
 
@@ -696,14 +696,14 @@ int pm_sym_preload(pm_symbolizer *s)
 	return bad;
 }
 
-int pm_sym_diag_count(const pm_symbolizer *s)
+int pm_sym_diag_count(const pm_sym *s)
 {
 	if (!s)
 		return pm__err(EINVAL, "pm_sym_diag_count: NULL symbolizer");
 	return s->ndiags > INT32_MAX ? INT32_MAX : (int)s->ndiags;
 }
 
-int pm_sym_diag_get(const pm_symbolizer *s, size_t idx, struct pm_sym_diag *out)
+int pm_sym_diag_get(const pm_sym *s, size_t idx, struct pm_sym_diag *out)
 {
 	struct pm_sym_diag d;
 	int rc;
@@ -725,7 +725,7 @@ int pm_sym_diag_get(const pm_symbolizer *s, size_t idx, struct pm_sym_diag *out)
 	return 0;
 }
 
-int pm_sym_kernel_status(pm_symbolizer *s)
+int pm_sym_kernel_status(pm_sym *s)
 {
 	if (!s)
 		return pm__err(EINVAL, "pm_sym_kernel_status: NULL symbolizer");

@@ -29,11 +29,11 @@ sed -e '/^[[:space:]]*pm_writer_open;/d' "$MAP" \
 expect_fail "an experimental symbol in the release node" "$tmp/moved.map" "$HDRS" \
 	"experimental (PM_EXPERIMENTAL) but in a release node"
 
-# 2. pm_columns_new without its marker.
+# 2. pm_columns_new_from_file without its marker.
 mkdir "$tmp/hdrs"
 cp "$HDRS"/*.h "$tmp/hdrs/"
-sed -i 's/PM_EXPERIMENTAL PM_API int pm_columns_new(/PM_API int pm_columns_new(/' "$tmp/hdrs/export.h"
-grep -q '^PM_API int pm_columns_new(' "$tmp/hdrs/export.h" || { echo "FAIL: marker edit did not apply"; exit 1; }
+sed -i 's/PM_EXPERIMENTAL PM_API int pm_columns_new_from_file(/PM_API int pm_columns_new_from_file(/' "$tmp/hdrs/export.h"
+grep -q '^PM_API int pm_columns_new_from_file(' "$tmp/hdrs/export.h" || { echo "FAIL: marker edit did not apply"; exit 1; }
 expect_fail "an unmarked declaration in the experimental node" "$MAP" "$tmp/hdrs" \
 	"in the experimental node but not declared PM_EXPERIMENTAL"
 echo "OK: check_exports.sh keeps the tiers apart"

@@ -74,7 +74,7 @@ int main(void)
 		unsigned t = 9; unsigned short misc = 0, sz = (unsigned short)rsz;
 		memcpy(m + page + o, &t, 4); memcpy(m + page + o + 4, &misc, 2); memcpy(m + page + o + 6, &sz, 2);
 	}
-	if (pm_ring_attach_memory(&r, m, page, size, 0)) return 1;
+	if (pm_ring_new_from_memory(&r, m, page, size, 0)) return 1;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (unsigned long long head = size; head <= 400ULL * size; head += size) {
 		__atomic_store_n((unsigned long long *)(m + 1024), head, __ATOMIC_RELEASE);
@@ -84,7 +84,7 @@ int main(void)
 	double s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
 	printf("drain      %llu records of %zu bytes in %.3f s: %.1f M records/s, %.2f GB/s\n",
 	       recs, rsz, s, recs / s / 1e6, bytes / s / 1e9);
-	pm_ring_close(r);
+	pm_ring_free(r);
 	return 0;
 }
 C

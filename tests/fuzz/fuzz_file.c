@@ -145,7 +145,7 @@ static void walk_header(pm_file *f)
 	}
 	(void)pm_file_header_status(f, &u);
 	pm_raw_ctx *ctx = NULL;
-	if (pm_raw_ctx_from_file(&ctx, f) == 0)
+	if (pm_raw_ctx_new_from_file(&ctx, f) == 0)
 		pm_raw_ctx_free(ctx);
 }
 
@@ -158,7 +158,7 @@ static void walk_records(pm_file *f)
 	memset(&s, 0, sizeof(s));
 	s.sz = sizeof(s);
 	pm_raw_ctx *jctx = NULL;
-	if (pm_raw_ctx_from_file(&jctx, f) < 0)
+	if (pm_raw_ctx_new_from_file(&jctx, f) < 0)
 		jctx = NULL;
 	for (int n = 0; n < 200000; n++) {
 		memset(&rec, 0, sizeof(rec));
@@ -261,7 +261,7 @@ static void walk_columns(pm_file *f, int base_only)
 	pm_columns *c = NULL;
 	size_t ncols;
 
-	if (pm_columns_new(&c, f, NULL) != 0) {
+	if (pm_columns_new_from_file(&c, f, NULL) != 0) {
 		PM_FUZZ_ASSERT(c == NULL);
 		return;
 	}

@@ -76,7 +76,7 @@ START_TEST(test_schema)
 	pm_columns *c;
 
 	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
-	ck_assert_int_eq(pm_columns_new(&c, f, NULL), 0);
+	ck_assert_int_eq(pm_columns_new_from_file(&c, f, NULL), 0);
 	for (size_t i = 0; i < (sizeof(base) / sizeof(base[0])); i++)
 		ck_assert_str_eq(pm_columns_name(c, i), base[i]);
 	ck_assert_ptr_nonnull(pm_columns_decoder(c));
@@ -113,7 +113,7 @@ START_TEST(test_columns_match)
 
 	ck_assert_uint_gt(nw, 100);
 	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
-	ck_assert_int_eq(pm_columns_new(&c, f, NULL), 0);
+	ck_assert_int_eq(pm_columns_new_from_file(&c, f, NULL), 0);
 	ck_assert_uint_le(pm_columns_count(c), (sizeof(bufs) / sizeof(bufs[0])));
 	bufs[col_index(c, "time")] = time;
 	bufs[col_index(c, "ip")] = ip;
@@ -169,7 +169,7 @@ START_TEST(test_rows_match)
 
 	ck_assert_ptr_nonnull(rows);
 	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
-	ck_assert_int_eq(pm_columns_new(&c, f, NULL), 0);
+	ck_assert_int_eq(pm_columns_new_from_file(&c, f, NULL), 0);
 	for (size_t i = 0; i < pm_columns_count(c); i++)
 		offs[i] = SIZE_MAX;
 	offs[col_index(c, "time")] = 1;
@@ -210,26 +210,26 @@ START_TEST(test_options_and_errors)
 	pm_columns *c = (pm_columns *)1;
 
 	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
-	ck_assert_int_eq(pm_columns_new(NULL, f, NULL), -EINVAL);
-	ck_assert_int_eq(pm_columns_new(&c, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(pm_columns_new_from_file(NULL, f, NULL), -EINVAL);
+	ck_assert_int_eq(pm_columns_new_from_file(&c, NULL, NULL), -EINVAL);
 	ck_assert_ptr_null(c);
 	o.event = 5;
-	ck_assert_int_eq(pm_columns_new(&c, f, &o), -ENOENT);
+	ck_assert_int_eq(pm_columns_new_from_file(&c, f, &o), -ENOENT);
 	ck_assert_ptr_null(c);
 	o.event = -1;
 	o.decoder = "no-such-decoder";
-	ck_assert_int_eq(pm_columns_new(&c, f, &o), -ENOENT);
+	ck_assert_int_eq(pm_columns_new_from_file(&c, f, &o), -ENOENT);
 	/* a larger struct: zero tail accepted, non-zero tail rejected */
 	o.decoder = NULL;
 	memcpy(big, &o, sizeof(o));
 	((struct pm_columns_opts *)(void *)big)->sz = sizeof(big);
-	ck_assert_int_eq(pm_columns_new(&c, f, (struct pm_columns_opts *)(void *)big), 0);
+	ck_assert_int_eq(pm_columns_new_from_file(&c, f, (struct pm_columns_opts *)(void *)big), 0);
 	pm_columns_free(c);
 	big[sizeof(o) + 3] = 1;
-	ck_assert_int_eq(pm_columns_new(&c, f, (struct pm_columns_opts *)(void *)big), -PM_ERR_STRUCT_SIZE);
+	ck_assert_int_eq(pm_columns_new_from_file(&c, f, (struct pm_columns_opts *)(void *)big), -PM_ERR_STRUCT_SIZE);
 	/* no_raw: base columns only */
 	o.no_raw = 1;
-	ck_assert_int_eq(pm_columns_new(&c, f, &o), 0);
+	ck_assert_int_eq(pm_columns_new_from_file(&c, f, &o), 0);
 	ck_assert_uint_eq(pm_columns_count(c), 12);
 	ck_assert_ptr_null(pm_columns_decoder(c));
 	/* a column that does not fit its row */
@@ -250,13 +250,13 @@ START_TEST(test_raw_ctx_from_file)
 	pm_file *f;
 
 	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
-	ck_assert_int_eq(pm_raw_ctx_from_file(&ctx, f), 0);
+	ck_assert_int_eq(pm_raw_ctx_new_from_file(&ctx, f), 0);
 	ck_assert_str_eq(pm_raw_ctx_arch(ctx), "alpha");
 	ck_assert_int_eq(pm_raw_ctx_select(ctx, pm_file_attr(f, 0), &d), 0);
 	ck_assert_str_eq(pm_raw_decoder_name(d), "alpha_profileme");
 	pm_raw_ctx_free(ctx);
-	ck_assert_int_eq(pm_raw_ctx_from_file(NULL, f), -EINVAL);
-	ck_assert_int_eq(pm_raw_ctx_from_file(&ctx, NULL), -EINVAL);
+	ck_assert_int_eq(pm_raw_ctx_new_from_file(NULL, f), -EINVAL);
+	ck_assert_int_eq(pm_raw_ctx_new_from_file(&ctx, NULL), -EINVAL);
 	pm_file_close(f);
 }
 END_TEST

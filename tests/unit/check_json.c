@@ -180,7 +180,7 @@ START_TEST(test_file_samples)
 	size_t n = 0, decoded = 0;
 
 	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
-	ck_assert_int_eq(pm_raw_ctx_from_file(&ctx, f), 0);
+	ck_assert_int_eq(pm_raw_ctx_new_from_file(&ctx, f), 0);
 	while (pm_file_next(f, &rec) == 1) {
 		struct pm_sample s = { .sz = sizeof(s) };
 		struct pm_json_opts o = { .sz = sizeof(o) };

@@ -95,7 +95,7 @@ static void *producer(void *arg)
 				return NULL;
 			sched_yield();
 		}
-		make_record(buf, seq, sz, PM_RECORD_TYPE_SAMPLE);
+		make_record(buf, seq, sz, PM_RECORD_SAMPLE);
 		fake_put(f, head, buf, sz);
 		head += sz;
 		__atomic_store_n(f->head, head, __ATOMIC_RELEASE);
@@ -110,7 +110,7 @@ static void check_record(const void *rec, size_t size, uint64_t seq, uint32_t wa
 	ck_assert_msg(((uintptr_t)rec & 7) == 0, "record %llu not 8-aligned",
 		      (unsigned long long)seq);
 	ck_assert_uint_eq(size, want);
-	ck_assert_uint_eq(pm__ld32(b, pm__host_big_endian()), PM_RECORD_TYPE_SAMPLE);
+	ck_assert_uint_eq(pm__ld32(b, pm__host_big_endian()), PM_RECORD_SAMPLE);
 	ck_assert_uint_eq(pm__ld16(b + 4, pm__host_big_endian()), (uint16_t)seq);
 	for (size_t i = 8; i < size; i++)
 		if (b[i] != pat(seq, i))
@@ -133,7 +133,7 @@ static void run_producer_consumer(const uint32_t *sizes, size_t n, size_t data_s
 	fake_init(&f, data_size);
 	f.sizes = sizes;
 	f.n = n;
-	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, f.size, 0), 0);
 	ck_assert_int_eq(pthread_create(&th, NULL, producer, &f), 0);
 	if (wait_full) {
 		/* Let the producer fill the ring until it must wait. */
@@ -168,7 +168,7 @@ static void run_producer_consumer(const uint32_t *sizes, size_t n, size_t data_s
 	ck_assert_uint_eq(st.bytes, bytes);
 	ck_assert_uint_eq(st.lost, 0);
 	ck_assert_uint_gt(st.wrapped, 0);
-	pm_ring_close(r);
+	pm_ring_free(r);
 	free(f.mem);
 }
 
@@ -226,9 +226,9 @@ START_TEST(test_exactly_full)
 	uint64_t head = 0;
 
 	fake_init(&f, 4096);
-	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, f.size, 0), 0);
 	for (uint64_t seq = 0; head < 4096; seq++) {
-		make_record(buf, seq, 64, PM_RECORD_TYPE_SAMPLE);
+		make_record(buf, seq, 64, PM_RECORD_SAMPLE);
 		fake_put(&f, head, buf, 64);
 		head += 64;
 	}
@@ -241,7 +241,7 @@ START_TEST(test_exactly_full)
 	ck_assert_uint_eq(__atomic_load_n(f.tail, __ATOMIC_ACQUIRE), 0); /* not yet consumed */
 	pm_ring_consume(r);
 	ck_assert_uint_eq(__atomic_load_n(f.tail, __ATOMIC_ACQUIRE), 4096);
-	pm_ring_close(r);
+	pm_ring_free(r);
 	free(f.mem);
 }
 END_TEST
@@ -271,9 +271,9 @@ START_TEST(test_drain_stop)
 	uint64_t head = 0;
 
 	fake_init(&f, 4096);
-	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, f.size, 0), 0);
 	for (uint64_t seq = 0; seq < 10; seq++) {
-		make_record(buf, seq, 64, PM_RECORD_TYPE_SAMPLE);
+		make_record(buf, seq, 64, PM_RECORD_SAMPLE);
 		fake_put(&f, head, buf, 64);
 		head += 64;
 	}
@@ -295,7 +295,7 @@ START_TEST(test_drain_stop)
 	ck_assert_int_eq(pm_ring_drain(r, stop_cb, &sa, 0), 4);
 	ck_assert_uint_eq(sa.seen, 10);
 	ck_assert_int_eq(pm_ring_drain(r, stop_cb, &sa, 0), 0);
-	pm_ring_close(r);
+	pm_ring_free(r);
 	free(f.mem);
 }
 END_TEST
@@ -316,7 +316,7 @@ START_TEST(test_lost_and_throttle)
 	/* LOST {hdr, id, lost=5} x2, LOST_SAMPLES {hdr, lost=3}, THROTTLE, UNTHROTTLE */
 	for (int i = 0; i < 2; i++) {
 		memset(buf, 0, sizeof(buf));
-		pm__st32(buf, PM_RECORD_TYPE_LOST, be);
+		pm__st32(buf, PM_RECORD_LOST, be);
 		pm__st16(buf + 6, 24, be);
 		pm__st64(buf + 8, 77, be);
 		pm__st64(buf + 16, 5, be);
@@ -324,21 +324,21 @@ START_TEST(test_lost_and_throttle)
 		head += 24;
 	}
 	memset(buf, 0, sizeof(buf));
-	pm__st32(buf, PM_RECORD_TYPE_LOST_SAMPLES, be);
+	pm__st32(buf, PM_RECORD_LOST_SAMPLES, be);
 	pm__st16(buf + 6, 16, be);
 	pm__st64(buf + 8, 3, be);
 	fake_put(&f, head, buf, 16);
 	head += 16;
 	memset(buf, 0, sizeof(buf));
-	pm__st32(buf, PM_RECORD_TYPE_THROTTLE, be);
+	pm__st32(buf, PM_RECORD_THROTTLE, be);
 	pm__st16(buf + 6, 32, be);
 	fake_put(&f, head, buf, 32);
 	head += 32;
-	pm__st32(buf, PM_RECORD_TYPE_UNTHROTTLE, be);
+	pm__st32(buf, PM_RECORD_UNTHROTTLE, be);
 	fake_put(&f, head, buf, 32);
 	head += 32;
 	__atomic_store_n(f.head, head, __ATOMIC_RELEASE);
-	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, f.size, 0), 0);
 	n = 0;
 	while (pm_ring_next(r, &rec, &size) == 1)
 		n++;
@@ -350,7 +350,7 @@ START_TEST(test_lost_and_throttle)
 	ck_assert_uint_eq(st.throttles, 1);
 	ck_assert_uint_eq(st.unthrottles, 1);
 	ck_assert_uint_eq(st.samples, 0);
-	pm_ring_close(r);
+	pm_ring_free(r);
 	free(f.mem);
 }
 END_TEST
@@ -365,34 +365,34 @@ START_TEST(test_corrupt)
 
 	fake_init(&f, 4096);
 	/* A header of size 4 (< 8). */
-	pm__st32(buf, PM_RECORD_TYPE_SAMPLE, pm__host_big_endian());
+	pm__st32(buf, PM_RECORD_SAMPLE, pm__host_big_endian());
 	pm__st16(buf + 6, 4, pm__host_big_endian());
 	fake_put(&f, 0, buf, 16);
 	__atomic_store_n(f.head, 16, __ATOMIC_RELEASE);
-	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, f.size, 0), 0);
 	ck_assert_int_eq(pm_ring_next(r, &rec, &size), -PM_ERR_CORRUPT);
 	ck_assert_int_eq(pm_ring_next(r, &rec, &size), -PM_ERR_CORRUPT);
-	pm_ring_close(r);
+	pm_ring_free(r);
 
 	/* A record longer than what data_head says is there. */
 	pm__st16(buf + 6, 64, pm__host_big_endian());
 	fake_put(&f, 0, buf, 16);
-	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, f.size, 0), 0);
 	ck_assert_int_eq(pm_ring_next(r, &rec, &size), -PM_ERR_CORRUPT);
-	pm_ring_close(r);
+	pm_ring_free(r);
 
 	/* data_head more than a ring ahead. */
 	__atomic_store_n(f.head, 3 * 4096, __ATOMIC_RELEASE);
-	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, f.size, 0), 0);
 	ck_assert_int_eq(pm_ring_next(r, &rec, &size), -PM_ERR_CORRUPT);
 	ck_assert_msg(strstr(pm_errmsg(), "data_head") != NULL, "message: %s", pm_errmsg());
-	pm_ring_close(r);
+	pm_ring_free(r);
 
 	/* Bad geometry. */
-	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, 3000, 0), -EINVAL);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, 3000, 0), -EINVAL);
 	ck_assert_ptr_null(r);
-	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem + 1, f.page, 4096, 0), -EINVAL);
-	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, 4096, 0x100), -EINVAL);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem + 1, f.page, 4096, 0), -EINVAL);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, 4096, 0x100), -EINVAL);
 	free(f.mem);
 }
 END_TEST
@@ -403,7 +403,7 @@ static uint64_t back_put(struct fake *f, uint64_t head, uint64_t seq, uint32_t s
 	uint8_t buf[512];
 
 	head -= sz;
-	make_record(buf, seq, sz, PM_RECORD_TYPE_SAMPLE);
+	make_record(buf, seq, sz, PM_RECORD_SAMPLE);
 	fake_put(f, head, buf, sz);
 	__atomic_store_n(f->head, head, __ATOMIC_RELEASE);
 	return head;
@@ -424,7 +424,7 @@ START_TEST(test_overwrite)
 	struct pm_ring_stats st = { .sz = sizeof(st) };
 
 	fake_init(&f, 4096);
-	ck_assert_int_eq(pm_ring_attach_memory(&r, f.mem, f.page, f.size, PM_RING_OVERWRITE), 0);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, f.size, PM_RING_OVERWRITE), 0);
 	ck_assert_int_eq(pm_ring_next(r, &rec, &size), 0);
 	/* Ten records: all read, newest first. */
 	for (; seq < 10; seq++)
@@ -457,7 +457,7 @@ START_TEST(test_overwrite)
 	ck_assert_int_eq(pm_ring_next(r, &rec, &size), 1);
 	check_record(rec, size, seq, back_size(seq));
 	ck_assert_int_eq(pm_ring_next(r, &rec, &size), 0);
-	pm_ring_close(r);
+	pm_ring_free(r);
 	free(f.mem);
 }
 END_TEST
@@ -551,7 +551,7 @@ START_TEST(test_open_errors_and_fds)
 	ck_assert_int_lt(pm_evlist_open(el), 0);
 	ck_assert_msg(strstr(pm_errmsg(), "bogus"), "msg: %s", pm_errmsg());
 	ck_assert_int_eq(count_fds(), before);
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 	ck_assert_int_eq(count_fds(), before);
 
 	/* A ProfileMe-style (precise) event that does not sample: the rule is named. */
@@ -576,7 +576,28 @@ START_TEST(test_open_errors_and_fds)
 		ck_assert_int_ge(rfd, 0);
 		ck_assert_msg(fcntl(rfd, F_GETFD) & FD_CLOEXEC, "fd %d not close-on-exec", rfd);
 	}
-	pm_evlist_close(el);
+	/* pm_evlist_close() undoes pm_evlist_open(): fds as before, no rings,
+	 * the list kept: it opens again (and a second open while open is
+	 * refused); closing a closed list does nothing. */
+	{
+		int open_fds = count_fds();
+		size_t rings = pm_evlist_nr_rings(el);
+
+		ck_assert_uint_ge(rings, 1);
+		ck_assert_int_eq(pm_evlist_open(el), -EBUSY);
+		pm_evlist_close(el);
+		ck_assert_int_eq(count_fds(), before);
+		ck_assert_uint_eq(pm_evlist_nr_rings(el), 0);
+		ck_assert_int_eq(pm_evlist_enable(el), -EINVAL);
+		pm_evlist_close(el);
+		pm_evlist_close(NULL);
+		ck_assert_uint_eq(pm_evlist_count(el), 2);
+		ck_assert_int_eq(pm_evlist_open(el), 0);
+		ck_assert_int_eq(count_fds(), open_fds);
+		ck_assert_uint_eq(pm_evlist_nr_rings(el), rings);
+		ck_assert_int_eq(pm_evlist_start(el), 0);
+	}
+	pm_evlist_free(el);
 	ck_assert_int_eq(count_fds(), before);
 }
 END_TEST
@@ -619,7 +640,7 @@ START_TEST(test_counting)
 	ck_assert(c.scaled >= (double)c.value);
 	ck_assert_int_eq(pm_evlist_read_count(el, 1, &c), 0);
 	ck_assert_uint_ge(c.value, 1);
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 }
 END_TEST
 
@@ -699,7 +720,7 @@ START_TEST(test_counting_inherit_percpu)
 		      "scaled %.0f vs value %llu (enabled %llu running %llu)", c.scaled,
 		      (unsigned long long)c.value, (unsigned long long)c.enabled,
 		      (unsigned long long)c.running);
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 }
 END_TEST
 
@@ -716,7 +737,7 @@ static int self_cb(const void *rec, size_t size, void *user)
 	const uint8_t *b = rec;
 	bool be = pm__host_big_endian();
 
-	if (pm__ld32(b, be) != PM_RECORD_TYPE_SAMPLE) {
+	if (pm__ld32(b, be) != PM_RECORD_SAMPLE) {
 		sc->other++;
 		return 0;
 	}
@@ -758,7 +779,7 @@ START_TEST(test_sampling_self)
 	ck_assert_msg(!sc.bad, "a sample had the wrong pid, period or time order");
 	ck_assert_int_eq(pm_evlist_stats(el, &st), 0);
 	ck_assert_uint_eq(st.samples, sc.samples);
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 }
 END_TEST
 
@@ -782,7 +803,7 @@ static int two_cb(const void *rec, size_t size, void *user)
 	int idx;
 
 	memcpy(&type, rec, sizeof(type));
-	if (type != PM_RECORD_TYPE_SAMPLE) {
+	if (type != PM_RECORD_SAMPLE) {
 		/* not a sample: refused with -EINVAL */
 		if (pm_evlist_sample(tc->el, rec, size, &s) != -EINVAL)
 			tc->bad++;
@@ -839,7 +860,7 @@ START_TEST(test_evlist_sample)
 	ck_assert_uint_eq(tc.nonzero_ip, tc.samples[0] + tc.samples[1]);
 	ck_assert_uint_eq(tc.naive_ok, 0);
 	pm_sample_layout_free(tc.naive);
-	pm_evlist_close(tc.el);
+	pm_evlist_free(tc.el);
 }
 END_TEST
 
@@ -881,7 +902,7 @@ START_TEST(test_evlist_drain_stop)
 	ck_assert_int_eq(pm_evlist_drain_max(el, self_cb, &sc, 0, &stopped), 0);
 	ck_assert_int_eq(stopped, 0);
 	ck_assert_int_eq(pm_evlist_drain_max(NULL, self_cb, &sc, 0, &stopped), -EINVAL);
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 }
 END_TEST
 
@@ -915,7 +936,7 @@ START_TEST(test_command)
 	ck_assert_uint_ge(sc.samples, 5);
 	ck_assert_uint_ge(sc.other, 1); /* COMM of the exec at least */
 	ck_assert_msg(!sc.bad, "a sample had the wrong pid, period or time order");
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 	ck_assert_int_eq(count_fds(), before);
 
 	/* A command that does not exist. */
@@ -924,7 +945,7 @@ START_TEST(test_command)
 	ck_assert_int_gt(pm_evlist_prepare_command(el, bad), 0);
 	ck_assert_int_eq(pm_evlist_open(el), 0);
 	ck_assert_int_eq(pm_evlist_start(el), -ENOENT);
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 	ck_assert_int_eq(count_fds(), before);
 
 	/* Prepared, never started: killed and reaped by close. */
@@ -932,7 +953,7 @@ START_TEST(test_command)
 	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 0);
 	pid = pm_evlist_prepare_command(el, argv);
 	ck_assert_int_gt(pid, 0);
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 	ck_assert_int_eq(waitpid(pid, NULL, WNOHANG), -1);
 	ck_assert_int_eq(count_fds(), before);
 }
@@ -959,7 +980,7 @@ START_TEST(test_percpu_set_output)
 	ck_assert_int_eq(pm_evlist_add(el, &a, "task-clock", -1), 1);
 	rc = pm_evlist_open(el);
 	if (rc == -EACCES || rc == -EPERM) {
-		pm_evlist_close(el);
+		pm_evlist_free(el);
 		pm_test_skip("system-wide events not permitted: %s", pm_errmsg());
 	}
 	ck_assert_int_eq(rc, 0);
@@ -973,7 +994,7 @@ START_TEST(test_percpu_set_output)
 	ck_assert_int_gt(n, 0);
 	ck_assert_int_eq(pm_evlist_stats(el, &st), 0);
 	ck_assert_uint_ge(st.samples, 30);
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 }
 END_TEST
 

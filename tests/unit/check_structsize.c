@@ -309,10 +309,10 @@ static int call_ring_stats(void *p)
 		return -1;
 	memset(mem, 0, page + data);
 	pm_ring *r = NULL;
-	int rc = pm_ring_attach_memory(&r, mem, page, data, 0);
+	int rc = pm_ring_new_from_memory(&r, mem, page, data, 0);
 	if (rc == 0)
 		rc = pm_ring_stats(r, p);
-	pm_ring_close(r);
+	pm_ring_free(r);
 	free(mem);
 	return rc;
 }
@@ -321,7 +321,7 @@ static int call_evlist_opts(void *p)
 {
 	pm_evlist *el = NULL;
 	int rc = pm_evlist_new(&el, p);
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 	return rc;
 }
 
@@ -338,12 +338,12 @@ static int call_count(void *p)
 		rc = pm_evlist_add(el, &a, "task-clock", -1) >= 0 ? 0 : -1;
 	if (rc == 0 && pm_evlist_open(el) != 0) {
 		printf("SKIPPED pm_count: cannot open a software counter (%s)\n", pm_errmsg());
-		pm_evlist_close(el);
+		pm_evlist_free(el);
 		return 77;
 	}
 	if (rc == 0)
 		rc = pm_evlist_read_count(el, 0, p);
-	pm_evlist_close(el);
+	pm_evlist_free(el);
 	return rc;
 }
 
@@ -375,7 +375,7 @@ static int call_columns_opts(void *p)
 	pm_columns *c = NULL;
 	int rc = pm_file_open(&f, SYNTH, NULL);
 	if (rc == 0)
-		rc = pm_columns_new(&c, f, p);
+		rc = pm_columns_new_from_file(&c, f, p);
 	pm_columns_free(c);
 	pm_file_close(f);
 	return rc;
@@ -454,10 +454,10 @@ static int call_tp_value(void *p)
 }
 
 /* Symbolizer: this test program's own mappings. */
-static int sym_open(pm_symbolizer **s, const void *opts)
+static int sym_open(pm_sym **s, const void *opts)
 {
 	struct pm_sym_opts o = { .sz = sizeof(o), .flags = PM_SYM_OPT_NO_KERNEL };
-	int rc = pm_sym_open(s, opts ? opts : &o);
+	int rc = pm_sym_new(s, opts ? opts : &o);
 	if (rc == -PM_ERR_UNSUPPORTED) {
 		printf("SKIPPED symbol structs: library built without libelf\n");
 		return 77;
@@ -467,29 +467,29 @@ static int sym_open(pm_symbolizer **s, const void *opts)
 
 static int call_sym_opts(void *p)
 {
-	pm_symbolizer *s = NULL;
+	pm_sym *s = NULL;
 	((struct pm_sym_opts *)p)->flags = PM_SYM_OPT_NO_KERNEL;
 	int rc = sym_open(&s, p);
-	pm_sym_close(s);
+	pm_sym_free(s);
 	return rc;
 }
 
 static int call_sym_result(void *p)
 {
-	pm_symbolizer *s = NULL;
+	pm_sym *s = NULL;
 	int rc = sym_open(&s, NULL);
 	if (rc == 0)
 		rc = pm_sym_load_proc_maps(s, (int32_t)getpid()) >= 0 ? 0 : -1;
 	if (rc == 0)
 		rc = pm_sym_lookup(s, (int32_t)getpid(), (uint64_t)(uintptr_t)&call_sym_result,
 				   PM_SYM_LOOKUP_USER, p);
-	pm_sym_close(s);
+	pm_sym_free(s);
 	return rc;
 }
 
 static int call_sym_def(void *p)
 {
-	pm_symbolizer *s = NULL;
+	pm_sym *s = NULL;
 	int rc = sym_open(&s, NULL);
 	if (rc == 0)
 		rc = pm_sym_load_proc_maps(s, (int32_t)getpid()) >= 0 ? 0 : -1;
@@ -498,13 +498,13 @@ static int call_sym_def(void *p)
 		rc = pm_sym_find(s, NULL, "malloc", 0, p);
 		rc = rc > 0 ? 0 : (rc == 0 ? -1 : rc);
 	}
-	pm_sym_close(s);
+	pm_sym_free(s);
 	return rc;
 }
 
 static int call_sym_diag(void *p)
 {
-	pm_symbolizer *s = NULL;
+	pm_sym *s = NULL;
 	int rc = sym_open(&s, NULL);
 	struct pm_sym_result r = { .sz = sizeof(r) };
 	if (rc == 0)
@@ -513,7 +513,7 @@ static int call_sym_diag(void *p)
 		(void)pm_sym_lookup(s, 42, 0x400100, PM_SYM_LOOKUP_USER, &r);
 	if (rc == 0)
 		rc = pm_sym_diag_count(s) > 0 ? pm_sym_diag_get(s, 0, p) : -1;
-	pm_sym_close(s);
+	pm_sym_free(s);
 	return rc;
 }
 

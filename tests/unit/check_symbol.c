@@ -105,22 +105,22 @@ static void nm_must(const char *file, const char *name, uint64_t *addr, uint64_t
 	ck_assert_msg(nm_sym(file, name, addr, size), "nm finds no %s in %s", name, file);
 }
 
-static pm_symbolizer *open_sym(const char *debug_dir, const char *kallsyms, uint32_t flags)
+static pm_sym *open_sym(const char *debug_dir, const char *kallsyms, uint32_t flags)
 {
 	struct pm_sym_opts o;
-	pm_symbolizer *s = NULL;
+	pm_sym *s = NULL;
 
 	memset(&o, 0, sizeof(o));
 	o.sz = sizeof(o);
 	o.debug_dir = debug_dir;
 	o.kallsyms = kallsyms;
 	o.flags = flags;
-	ck_assert_int_eq(pm_sym_open(&s, &o), 0);
+	ck_assert_int_eq(pm_sym_new(&s, &o), 0);
 	ck_assert_ptr_nonnull(s);
 	return s;
 }
 
-static struct pm_sym_result lookup(pm_symbolizer *s, int32_t pid, uint64_t addr, uint32_t how)
+static struct pm_sym_result lookup(pm_sym *s, int32_t pid, uint64_t addr, uint32_t how)
 {
 	struct pm_sym_result r;
 
@@ -134,7 +134,7 @@ static struct pm_sym_result lookup(pm_symbolizer *s, int32_t pid, uint64_t addr,
 
 /* The first diagnostic about `file` (its code, or 0 when none); *count gets
  * how many there are. */
-static int diag_for(pm_symbolizer *s, const char *file, struct pm_sym_diag *out, int *count)
+static int diag_for(pm_sym *s, const char *file, struct pm_sym_diag *out, int *count)
 {
 	int n = pm_sym_diag_count(s), code = 0, c = 0;
 
@@ -215,7 +215,7 @@ static void child_stop(struct child *c)
 
 /* Expect `addr` (a run-time address `off` bytes into `name`) to resolve with
  * file address and size from nm of `oracle_file`. */
-static void expect_sym(pm_symbolizer *s, int32_t pid, uint64_t rt, uint64_t off, const char *name,
+static void expect_sym(pm_sym *s, int32_t pid, uint64_t rt, uint64_t off, const char *name,
 		       const char *oracle_file, const char *dso_real)
 {
 	struct pm_sym_result r = lookup(s, pid, rt + off, 0);
@@ -283,7 +283,7 @@ static long file_size(const char *p)
 
 START_TEST(test_self)
 {
-	pm_symbolizer *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
+	pm_sym *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
 	char self[PATH_MAX];
 	struct pm_sym_result r;
 
@@ -297,14 +297,14 @@ START_TEST(test_self)
 	ck_assert_uint_eq(r.flags, PM_SYM_UNKNOWN | PM_SYM_NO_MAP);
 	ck_assert_str_eq(r.name, "[unknown]");
 	ck_assert_str_eq(r.dso, "[unknown]");
-	pm_sym_close(s);
+	pm_sym_free(s);
 }
 END_TEST
 
 START_TEST(test_shared_lib)
 {
 	void *h = dlopen(PM_SYMTEST_LIB, RTLD_NOW);
-	pm_symbolizer *s;
+	pm_sym *s;
 	char real[PATH_MAX];
 	struct pm_sym_def d;
 	uint64_t a, sz;
@@ -337,14 +337,14 @@ START_TEST(test_shared_lib)
 		ck_assert_int_eq(pm_sym_find(s, r.dso, "no_such_function", 0, &d), 0);
 		ck_assert_int_ge(pm_sym_find(s, NULL, "pm_symlib_two", 0, NULL), 1);
 	}
-	pm_sym_close(s);
+	pm_sym_free(s);
 	dlclose(h);
 }
 END_TEST
 
 START_TEST(test_nopie_and_process_events)
 {
-	pm_symbolizer *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
+	pm_sym *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
 	const int32_t fake = 0x7ffffff0;
 	struct pm_sym_result r;
 	struct child c;
@@ -380,13 +380,13 @@ START_TEST(test_nopie_and_process_events)
 	ck_assert_str_eq(r.dso, "//anon");
 	ck_assert_int_eq(pm_sym_diag_count(s), 0); /* all files good, anon is no file */
 	child_stop(&c);
-	pm_sym_close(s);
+	pm_sym_free(s);
 }
 END_TEST
 
 START_TEST(test_pie)
 {
-	pm_symbolizer *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
+	pm_sym *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
 	struct child c;
 	char real[PATH_MAX];
 	uint64_t a, sz;
@@ -400,7 +400,7 @@ START_TEST(test_pie)
 	expect_sym(s, c.pid, c.stat, 1, "pm_symtest_static", real, real);
 	expect_sym(s, c.pid, c.beta, 7, "pm_symtest_beta", real, real);
 	child_stop(&c);
-	pm_sym_close(s);
+	pm_sym_free(s);
 }
 END_TEST
 
@@ -408,7 +408,7 @@ END_TEST
  * functions; the static one is [unknown] in its module, with a diagnostic. */
 START_TEST(test_stripped)
 {
-	pm_symbolizer *s;
+	pm_sym *s;
 	struct pm_sym_result r;
 	struct pm_sym_diag d;
 	struct child c;
@@ -435,14 +435,14 @@ START_TEST(test_stripped)
 	ck_assert_int_eq(d.err, 0);
 	ck_assert_ptr_nonnull(strstr(d.message, ".dynsym"));
 	child_stop(&c);
-	pm_sym_close(s);
+	pm_sym_free(s);
 	remove_tmpdir();
 }
 END_TEST
 
 START_TEST(test_debuglink)
 {
-	pm_symbolizer *s;
+	pm_sym *s;
 	struct pm_sym_result r;
 	struct pm_sym_diag d;
 	struct child c;
@@ -460,7 +460,7 @@ START_TEST(test_debuglink)
 	ck_assert_int_eq(diag_for(s, r.dso, &d, NULL), PM_SYM_DIAG_DEBUG_FILE);
 	ck_assert_ptr_nonnull(strstr(d.message, ".debug"));
 	child_stop(&c);
-	pm_sym_close(s);
+	pm_sym_free(s);
 	remove_tmpdir();
 }
 END_TEST
@@ -502,7 +502,7 @@ static size_t build_id_of(const char *path, unsigned char *id, size_t max)
 
 START_TEST(test_build_id_debug_dir)
 {
-	pm_symbolizer *s;
+	pm_sym *s;
 	struct pm_sym_result r;
 	struct pm_sym_diag d;
 	struct child c;
@@ -534,7 +534,7 @@ START_TEST(test_build_id_debug_dir)
 	ck_assert_int_gt(pm_sym_load_proc_maps(s, c.pid), 0);
 	r = lookup(s, c.pid, c.stat, 0);
 	ck_assert_uint_eq(r.flags, PM_SYM_UNKNOWN);
-	pm_sym_close(s);
+	pm_sym_free(s);
 
 	/* With the debug dir: found by build id. */
 	s = open_sym(tmpdir, NULL, PM_SYM_OPT_NO_KERNEL);
@@ -545,7 +545,7 @@ START_TEST(test_build_id_debug_dir)
 	ck_assert_int_eq(diag_for(s, r.dso, &d, NULL), PM_SYM_DIAG_DEBUG_FILE);
 	ck_assert_ptr_nonnull(strstr(d.message, ".build-id/"));
 	child_stop(&c);
-	pm_sym_close(s);
+	pm_sym_free(s);
 	remove_tmpdir();
 }
 END_TEST
@@ -572,7 +572,7 @@ START_TEST(test_bad_files)
 	};
 	char paths[PM_ARRAY_SIZE(cases)][PATH_MAX];
 	long pie_size = file_size(PIE);
-	pm_symbolizer *s;
+	pm_sym *s;
 
 	make_tmpdir();
 	s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
@@ -637,7 +637,7 @@ START_TEST(test_bad_files)
 	}
 	ck_assert_int_eq(pm_sym_preload(s), (int)PM_ARRAY_SIZE(cases));
 	ck_assert_int_eq(pm_sym_diag_count(s), (int)PM_ARRAY_SIZE(cases));
-	pm_sym_close(s);
+	pm_sym_free(s);
 	remove_tmpdir();
 }
 END_TEST
@@ -659,7 +659,7 @@ static int self_has_vdso(void)
 
 START_TEST(test_map_overlap)
 {
-	pm_symbolizer *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
+	pm_sym *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
 	struct pm_sym_result r;
 
 	ck_assert_int_eq(pm_sym_add_map(s, 7, 0x10000, 0x10000, 0, "/nonexistent/a"), 0);
@@ -702,13 +702,13 @@ START_TEST(test_map_overlap)
 	ck_assert_int_eq(pm_sym_add_map(s, 7, UINT64_MAX - 10, 100, 0, "/x"), -EINVAL);
 	ck_assert_int_eq(pm_sym_add_map(s, 7, 0x1000, 1, 0, NULL), -EINVAL);
 	ck_assert_int_eq(pm_sym_add_map(NULL, 7, 0x1000, 1, 0, "/x"), -EINVAL);
-	pm_sym_close(s);
+	pm_sym_free(s);
 }
 END_TEST
 
 START_TEST(test_kallsyms_fixture)
 {
-	pm_symbolizer *s = open_sym(NULL, PM_FIXTURES "/kallsyms/kallsyms", 0);
+	pm_sym *s = open_sym(NULL, PM_FIXTURES "/kallsyms/kallsyms", 0);
 	const uint64_t k = 0xffffffff81000000ULL;
 	struct pm_sym_result r;
 	struct pm_sym_def d;
@@ -760,13 +760,13 @@ START_TEST(test_kallsyms_fixture)
 	ck_assert_uint_eq(d.size, 0x40);
 	ck_assert_int_eq(pm_sym_find(s, "[xfs]", "schedule", 0, &d), 0);
 	ck_assert_int_eq(pm_sym_find(s, NULL, "some_data", 0, &d), 0);
-	pm_sym_close(s);
+	pm_sym_free(s);
 }
 END_TEST
 
 START_TEST(test_kallsyms_restricted)
 {
-	pm_symbolizer *s = open_sym(NULL, PM_FIXTURES "/kallsyms/kallsyms-restricted", 0);
+	pm_sym *s = open_sym(NULL, PM_FIXTURES "/kallsyms/kallsyms-restricted", 0);
 	struct pm_sym_result r;
 	struct pm_sym_diag d;
 
@@ -780,26 +780,26 @@ START_TEST(test_kallsyms_restricted)
 	r = lookup(s, 1, 0xffffffff81000400ULL, 0); /* upper half: still called kernel */
 	ck_assert_uint_eq(r.flags, PM_SYM_KERNEL | PM_SYM_UNKNOWN);
 	ck_assert_int_eq(pm_sym_find(s, NULL, "schedule", 0, NULL), 0);
-	pm_sym_close(s);
+	pm_sym_free(s);
 
 	s = open_sym(NULL, PM_FIXTURES "/kallsyms/no-such-file", 0);
 	ck_assert_int_eq(pm_sym_kernel_status(s), PM_SYM_KERNEL_UNREADABLE);
 	ck_assert_int_eq(diag_for(s, PM_FIXTURES "/kallsyms/no-such-file", &d, NULL),
 			 PM_SYM_DIAG_NO_KALLSYMS);
 	ck_assert_int_eq(d.err, -ENOENT);
-	pm_sym_close(s);
+	pm_sym_free(s);
 
 	s = open_sym(NULL, PM_FIXTURES "/kallsyms/kallsyms", PM_SYM_OPT_NO_KERNEL);
 	ck_assert_int_eq(pm_sym_kernel_status(s), PM_SYM_KERNEL_DISABLED);
 	r = lookup(s, 1, 0xffffffff81000400ULL, PM_SYM_LOOKUP_KERNEL);
 	ck_assert_uint_eq(r.flags, PM_SYM_KERNEL | PM_SYM_UNKNOWN);
-	pm_sym_close(s);
+	pm_sym_free(s);
 }
 END_TEST
 
 START_TEST(test_kallsyms_real)
 {
-	pm_symbolizer *s = open_sym(NULL, NULL, 0);
+	pm_sym *s = open_sym(NULL, NULL, 0);
 	unsigned long long want = 0;
 	char line[512];
 	struct pm_sym_result r;
@@ -807,7 +807,7 @@ START_TEST(test_kallsyms_real)
 	FILE *f = fopen("/proc/kallsyms", "r");
 
 	if (!f) {
-		pm_sym_close(s);
+		pm_sym_free(s);
 		ck_assert_int_eq(st, PM_SYM_KERNEL_UNREADABLE);
 		pm_test_skip("/proc/kallsyms cannot be opened");
 	}
@@ -825,7 +825,7 @@ START_TEST(test_kallsyms_real)
 	fclose(f);
 	if (want == 0) {
 		ck_assert_int_ne(st, PM_SYM_KERNEL_OK == st && 0 ? 0 : -1);
-		pm_sym_close(s);
+		pm_sym_free(s);
 		if (st == PM_SYM_KERNEL_RESTRICTED)
 			pm_test_skip("kernel.kptr_restrict hides kallsyms addresses (status says so)");
 		pm_test_skip("no 'schedule' text symbol in /proc/kallsyms");
@@ -836,13 +836,13 @@ START_TEST(test_kallsyms_real)
 	ck_assert_uint_eq(r.sym_start, want);
 	ck_assert_uint_eq(r.offset, 1);
 	ck_assert_int_ge(pm_sym_find(s, "[kernel.kallsyms]", "schedule", 0, NULL), 1);
-	pm_sym_close(s);
+	pm_sym_free(s);
 }
 END_TEST
 
 START_TEST(test_api_contract)
 {
-	pm_symbolizer *s = NULL;
+	pm_sym *s = NULL;
 	struct pm_sym_opts o;
 	struct {
 		struct pm_sym_result r;
@@ -851,13 +851,13 @@ START_TEST(test_api_contract)
 	struct pm_sym_result r;
 	struct pm_sym_diag d;
 
-	ck_assert_int_eq(pm_sym_open(NULL, NULL), -EINVAL);
+	ck_assert_int_eq(pm_sym_new(NULL, NULL), -EINVAL);
 	memset(&o, 0, sizeof(o));
 	o.sz = 4;
-	ck_assert_int_eq(pm_sym_open(&s, &o), -PM_ERR_STRUCT_SIZE);
+	ck_assert_int_eq(pm_sym_new(&s, &o), -PM_ERR_STRUCT_SIZE);
 	ck_assert_ptr_null(s);
-	ck_assert_int_eq(pm_sym_open(&s, NULL), 0);
-	pm_sym_close(NULL);
+	ck_assert_int_eq(pm_sym_new(&s, NULL), 0);
+	pm_sym_free(NULL);
 
 	memset(&r, 0, sizeof(r));
 	r.sz = 8;
@@ -880,7 +880,7 @@ START_TEST(test_api_contract)
 	ck_assert_int_eq(pm_sym_find(s, NULL, NULL, 0, NULL), -EINVAL);
 	ck_assert_int_eq(pm_sym_exec(NULL, 1), -EINVAL);
 	ck_assert_int_eq(pm_sym_load_proc_maps(s, -5), -ENOENT);
-	pm_sym_close(s);
+	pm_sym_free(s);
 }
 END_TEST
 
@@ -928,14 +928,14 @@ static struct pm_record mk_task(uint32_t type, uint16_t misc, uint32_t pid, uint
 	return r;
 }
 
-static const char *dso_at(pm_symbolizer *s, int32_t pid, uint64_t addr)
+static const char *dso_at(pm_sym *s, int32_t pid, uint64_t addr)
 {
 	return lookup(s, pid, addr, PM_SYM_LOOKUP_USER).dso;
 }
 
 START_TEST(test_add_record_policy)
 {
-	pm_symbolizer *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
+	pm_sym *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
 	/* a name field that is not NUL-terminated: only name_len bytes count */
 	static const char field[] = { '/', '/', 'a', 'n', 'o', 'n', 'X', 'Y' };
 	struct pm_record r;
@@ -990,14 +990,14 @@ START_TEST(test_add_record_policy)
 	ck_assert_str_eq(dso_at(s, 12, 0x1000), "//a");
 	ck_assert_int_eq(pm_sym_add_map_len(s, 12, 0x1000, 0x10, 0, field, PM_SYM_NAME_MAX + 1), -EINVAL);
 	ck_assert_int_eq(pm_sym_add_map_len(s, 12, 0x1000, 0, 0, field, 6), -EINVAL);
-	pm_sym_close(s);
+	pm_sym_free(s);
 }
 END_TEST
 
 /* PLT slots are named "name@plt" at the addresses objdump labels them. */
 START_TEST(test_plt_symbols)
 {
-	pm_symbolizer *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
+	pm_sym *s = open_sym(NULL, NULL, PM_SYM_OPT_NO_KERNEL);
 	char cmd[PATH_MAX + 64], line[512], real[PATH_MAX];
 	unsigned checked = 0;
 	FILE *p;
@@ -1027,12 +1027,12 @@ START_TEST(test_plt_symbols)
 	pclose(p);
 	/* the workload calls printf(): at least that slot */
 	ck_assert_msg(checked > 0, "objdump shows no @plt slot in %s", real);
-	pm_sym_close(s);
+	pm_sym_free(s);
 }
 END_TEST
 
 
-/* pm_sym_open_file(): the bundled synthetic recording says it is of an Alpha
+/* pm_sym_new_from_file(): the bundled synthetic recording says it is of an Alpha
  * kernel "6.12.0-alpha-synthetic": this machine's kallsyms is refused unless
  * a kallsyms file is given.  pm_sym_resolve_file() gives what feeding the
  * records and looking up as one goes gives, by time and by sample ordinal. */
@@ -1053,7 +1053,7 @@ START_TEST(test_open_file_and_resolve)
 	struct pm_file_record rec = { .sz = sizeof(rec) };
 	struct pm_sym_diag dg = { .sz = sizeof(dg) };
 	struct pm_sym_result r;
-	pm_symbolizer *s = NULL;
+	pm_sym *s = NULL;
 	pm_file *f = NULL;
 	struct q q = {0};
 	uint32_t *idx;
@@ -1062,7 +1062,7 @@ START_TEST(test_open_file_and_resolve)
 	size_t cap = 1024;
 
 	ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
-	ck_assert_int_eq(pm_sym_open_file(&s, f, &o), 0);
+	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
 	ck_assert_int_eq(pm_sym_kernel_status(s), PM_SYM_KERNEL_FOREIGN);
 	for (int i = 0; i < pm_sym_diag_count(s); i++)
 		if (pm_sym_diag_get(s, (size_t)i, &dg) == 0 && dg.code == PM_SYM_DIAG_FOREIGN_KERNEL)
@@ -1070,16 +1070,16 @@ START_TEST(test_open_file_and_resolve)
 	ck_assert_msg(foreign_diag, "no foreign-kernel diagnostic naming the recorded arch");
 	r = lookup(s, -1, 0xffffffff81000000ull, PM_SYM_LOOKUP_KERNEL);
 	ck_assert_str_eq(r.name, "[unknown]");
-	pm_sym_close(s);
+	pm_sym_free(s);
 	/* a kallsyms file given is used whatever the recording says */
 	o.kallsyms = SYN_SYMFS "/kallsyms";
-	ck_assert_int_eq(pm_sym_open_file(&s, f, &o), 0);
+	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
 	ck_assert_int_eq(pm_sym_kernel_status(s), PM_SYM_KERNEL_OK);
-	pm_sym_close(s);
-	ck_assert_int_eq(pm_sym_open_file(&s, NULL, &o), -EINVAL);
+	pm_sym_free(s);
+	ck_assert_int_eq(pm_sym_new_from_file(&s, NULL, &o), -EINVAL);
 	ck_assert_ptr_null(s);
 	/* as one goes */
-	ck_assert_int_eq(pm_sym_open_file(&s, f, &o), 0);
+	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
 	q.pid = calloc(cap, 4); q.ip = calloc(cap, 8); q.time = calloc(cap, 8); q.ord = calloc(cap, 8);
 	q.mode = calloc(cap, 1); q.name = calloc(cap, sizeof(char *)); q.dso = calloc(cap, sizeof(char *));
 	while (pm_file_next(f, &rec) > 0) {
@@ -1111,11 +1111,11 @@ START_TEST(test_open_file_and_resolve)
 	/* in bulk, by time and by ordinal, each with a fresh file */
 	idx = calloc(q.n, sizeof(*idx));
 	for (int pass = 0; pass < 2; pass++) {
-		pm_symbolizer *b = NULL;
+		pm_sym *b = NULL;
 		size_t known = 0;
 
 		ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
-		ck_assert_int_eq(pm_sym_open_file(&b, f, &o), 0);
+		ck_assert_int_eq(pm_sym_new_from_file(&b, f, &o), 0);
 		nu = pm_sym_resolve_file(b, f, q.n, q.pid, q.ip, q.mode, pass ? q.ord : q.time,
 					 pass ? 0 : PM_SYM_WHEN_TIME, idx);
 		ck_assert_int_gt(nu, 0);
@@ -1130,11 +1130,11 @@ START_TEST(test_open_file_and_resolve)
 		}
 		ck_assert_uint_gt(known, q.n / 2);
 		ck_assert_int_eq(pm_sym_resolved_get(b, (size_t)nu, &r), -ERANGE);
-		pm_sym_close(b);
+		pm_sym_free(b);
 		pm_file_close(f);
 	}
 	ck_assert_int_eq(pm_sym_resolve_file(s, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL), -EINVAL);
-	pm_sym_close(s);
+	pm_sym_free(s);
 	free(idx);
 	free(q.pid); free(q.ip); free(q.time); free(q.ord); free(q.mode); free(q.name); free(q.dso);
 }
@@ -1173,15 +1173,15 @@ PM_TEST_MAIN(symbol_suite)
 /* Built without libelf: the API exists (same ABI) and says so. */
 int main(void)
 {
-	pm_symbolizer *s = NULL;
-	int rc = pm_sym_open(&s, NULL);
+	pm_sym *s = NULL;
+	int rc = pm_sym_new(&s, NULL);
 
 	if (rc != -PM_ERR_UNSUPPORTED || s != NULL) {
-		printf("FAIL: pm_sym_open without libelf returned %d, want %d\n", rc,
+		printf("FAIL: pm_sym_new without libelf returned %d, want %d\n", rc,
 		       -PM_ERR_UNSUPPORTED);
 		return EXIT_FAILURE;
 	}
-	pm_sym_close(NULL);
+	pm_sym_free(NULL);
 	printf("SKIPPED unit.symbol: libprofileme built without libelf "
 	       "(pm_sym_* return -PM_ERR_UNSUPPORTED)\n");
 	return 77;
