@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
-/* perf.data feature sections: decoding and accessors. */
+/* perf.data feature sections: the table, loading, decoding and accessors. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "reader_int.h"
@@ -596,4 +597,171 @@ int pm_file_build_id(const pm_file *f, size_t i, int32_t *pid, uint16_t *misc, c
 	if (filename)
 		*filename = f->bids[i].file;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* feature sections: the table, loading */
+
+int pmf_load_feature(pm_file *f, unsigned feat)
+{
+	struct pmf_feat *ft = &f->feat[feat];
+	int rc;
+
+	if (!ft->present)
+		return -ENOENT;
+	if (ft->loaded)
+		return 0;
+	if (ft->err)
+		return ft->err;
+	if (!f->seekable)
+		return -ENOENT;
+	ft->raw = malloc(ft->size + 1);
+	if (!ft->raw)
+		return -ENOMEM;
+	rc = pmf_pread_full(f, ft->raw, ft->size, ft->off, "feature section");
+	if (rc) {
+		free(ft->raw);
+		ft->raw = NULL;
+		return rc;
+	}
+	ft->raw[ft->size] = 0;
+	ft->len = ft->size;
+	ft->loaded = true;
+	return 0;
+}
+
+static void pmf_hdr_damage(pm_file *f, int rc, uint64_t off)
+{
+	if (!f->hdr_err) {
+		f->hdr_err = rc;
+		f->hdr_err_off = off;
+	}
+}
+
+int pmf_read_features(pm_file *f)
+{
+	uint64_t nr = 0, toff = f->info.feat_offset;
+	uint8_t *tab;
+	size_t k = 0;
+	int rc;
+
+	for (unsigned i = 0; i < PM_FEAT_BITS; i++)
+		nr += PMF_TEST_BIT(f->info.features, i);
+	if (!nr)
+		return 0;
+	if (!pm__fits(toff, nr * 16, f->info.file_size)) {
+		pmf_hdr_damage(f, pm__err(PM_ERR_TRUNCATED,
+			"%s: feature table at offset %" PRIu64 " (%" PRIu64 " entries) runs "
+			"past the end of the file (%" PRIu64 " bytes)", PMF_NAME(f), toff, nr, f->info.file_size),
+			toff);
+		memset(f->info.features, 0, sizeof(f->info.features));
+		return 0;
+	}
+	tab = malloc(nr * 16);
+	if (!tab)
+		return -ENOMEM;
+	rc = pmf_pread_full(f, tab, nr * 16, toff, "feature table");
+	if (rc) {
+		free(tab);
+		return rc;
+	}
+	for (unsigned i = 0; i < PM_FEAT_BITS; i++) {
+		struct pmf_feat *ft = &f->feat[i];
+
+		if (!PMF_TEST_BIT(f->info.features, i))
+			continue;
+		ft->present = true;
+		ft->off = pm__ld64(tab + 16 * k, f->be);
+		ft->size = pm__ld64(tab + 16 * k + 8, f->be);
+		if (!pm__fits(ft->off, ft->size, f->info.file_size)) {
+			ft->err = pm__err(PM_ERR_TRUNCATED,
+				"%s: feature %u section [%" PRIu64 ", +%" PRIu64 ") (table entry "
+				"at offset %" PRIu64 ") runs past the end of the file", PMF_NAME(f), i, ft->off,
+				ft->size, toff + 16 * k);
+			pmf_hdr_damage(f, ft->err, toff + 16 * k);
+		} else if (ft->size <= PMF_MAX_HEADER_SECTION) {
+			rc = pmf_load_feature(f, i);
+			if (!rc && i == PM_FEAT_TRACING_DATA)
+				rc = pmf_tracing_load(f);
+			if (rc == -ENOMEM) {
+				free(tab);
+				return rc;
+			}
+			if (!rc)
+				pmf_feat_decode(f, i);
+		}
+		k++;
+	}
+	free(tab);
+	return 0;
+}
+
+/*
+ * Data size 0 means two things: perf record did not finish (records run to
+ * the end of the file; the feature bits were written at the start, the
+ * sections never), or a finished recording has no records (the feature
+ * table starts at the data offset).  A record header read as a table entry
+ * has its size in the top 16 bits of the "offset", so a table whose every
+ * entry lies after it and inside the file is the second case.
+ */
+bool pmf_feat_table_at(pm_file *f, uint64_t toff)
+{
+	uint64_t nr = 0, tend;
+	uint8_t e[16];
+
+	for (unsigned i = 0; i < PM_FEAT_BITS; i++)
+		nr += PMF_TEST_BIT(f->info.features, i);
+	if (!nr || !pm__fits(toff, nr * 16, f->info.file_size))
+		return false;
+	tend = toff + nr * 16;
+	for (uint64_t k = 0; k < nr; k++) {
+		uint64_t off, size;
+
+		if (pmf_pread_full(f, e, sizeof(e), toff + 16 * k, "feature table"))
+			return false;
+		off = pm__ld64(e, f->be);
+		size = pm__ld64(e + 8, f->be);
+		if (off < tend || !pm__fits(off, size, f->info.file_size))
+			return false;
+	}
+	return true;
+}
+/*
+ * simpleperf (Android) writes the PERFILE2 header but its own records
+ * (types >= 32768, records over 64 KiB split, a size split over the misc
+ * field) and features 128 and up (META_INFO 129 with simpleperf_version).
+ * Walking into its data as perf records would misread it: refuse it.
+ */
+int pmf_refuse_simpleperf(pm_file *f)
+{
+	const struct pmf_feat *meta = &f->feat[129];
+	char ver[64] = "";
+	bool any = false;
+
+	for (unsigned i = 128; i < PM_FEAT_BITS; i++)
+		any |= f->feat[i].present;
+	if (!any)
+		return 0;
+	if (meta->loaded) {
+		const char *k = (const char *)meta->raw, *end = k + meta->len;
+
+		while (k < end) {
+			size_t kl = strnlen(k, (size_t)(end - k));
+			const char *v = k + kl + 1;
+			size_t vl;
+
+			if (v >= end)
+				break;
+			vl = strnlen(v, (size_t)(end - v));
+			if (!strcmp(k, "simpleperf_version")) {
+				snprintf(ver, sizeof(ver), ", simpleperf_version %.*s", (int)vl, v);
+				break;
+			}
+			k = v + vl + 1;
+		}
+	}
+	return pm__err(PM_ERR_UNSUPPORTED, "%s: a simpleperf file (feature %s%s at the "
+		       "feature table, offset %" PRIu64 "): its records are simpleperf's, not perf's, "
+		       "and are not read", PMF_NAME(f), meta->present ? "129 META_INFO" : "bits 128+",
+		       ver, f->info.feat_offset);
 }

@@ -246,13 +246,40 @@ PM_HIDDEN struct pmf_tracing *pmf_tracing_parse(const uint8_t *data, size_t len,
 PM_HIDDEN void pmf_tracing_free(struct pmf_tracing *t);
 PM_HIDDEN const struct pmf_tpfmt *pmf_tracing_find(const struct pmf_tracing *t, uint64_t id);
 
-/* reader.c */
+/* header sections (attrs, a feature) larger than this are refused */
+#define PMF_MAX_HEADER_SECTION (256u << 20)
+
+/* reader_feat.c: the feature table */
+PM_HIDDEN int pmf_load_feature(pm_file *f, unsigned feat);
+PM_HIDDEN int pmf_read_features(pm_file *f);
+PM_HIDDEN bool pmf_feat_table_at(pm_file *f, uint64_t toff);
+PM_HIDDEN int pmf_refuse_simpleperf(pm_file *f);
+
+/* reader_src.c: the byte source (stages 1-2) */
+PM_HIDDEN int pmf_pread_full(pm_file *f, void *buf, size_t len, uint64_t off, const char *what);
+PM_HIDDEN int pmf_fill(pm_file *f, size_t need);
+PM_HIDDEN int pmf_fail(pm_file *f, int rc, uint64_t off);
+PM_HIDDEN int pmf_rec_extent(pm_file *f, const uint8_t *p, size_t avail, uint64_t off,
+			     uint64_t *total);
+PM_HIDDEN int pmf_rec_next(pm_file *f, struct pmf_rec *r);
+
+/* reader_meta.c: attrs, ids and metadata records (stage 3) */
 PM_HIDDEN int pmf_evsel_by_id(const pm_file *f, uint64_t id);
 PM_HIDDEN int pmf_add_id(pm_file *f, size_t idx, uint64_t id);
 PM_HIDDEN int pmf_add_evsel(pm_file *f, const struct pm_attr *attr, const uint8_t *ids, size_t nr_ids);
 PM_HIDDEN int pmf_set_name(pm_file *f, size_t idx, const char *name, size_t len);
-PM_HIDDEN int pmf_load_feature(pm_file *f, unsigned feat);
+PM_HIDDEN char *pmf_pmu_name(const pm_file *f, const struct pm_attr *a);
+PM_HIDDEN int pmf_tracing_load(pm_file *f);
+PM_HIDDEN void pmf_names_from_event_desc(pm_file *f);
+PM_HIDDEN void pmf_prime_pipe(pm_file *f);
+PM_HIDDEN int pmf_meta_next(pm_file *f, struct pmf_rec *r);
+
+/* reader_order.c: time ordering (stage 4) */
+PM_HIDDEN int pmf_q_evacuate(pm_file *f, const uint8_t *buf, size_t len);
+PM_HIDDEN void pmf_q_free(pm_file *f);
 PM_HIDDEN int pmf_next(pm_file *f, struct pmf_rec *r);
+
+/* reader.c */
 PM_HIDDEN void pmf_out(const pm_file *f, struct pm_file_record *rec, const struct pmf_rec *r);
 
 /* reader_rows.c: the fields of a SAMPLE for bulk readers; 0, or <0 from
