@@ -1784,51 +1784,6 @@ PyObject *pmpy_file_callchain_frames(pm_file *f, int event)
 	return pmpy_callchain_walk(f, event, true);
 }
 
-/* The COMM and FORK records of a recording, in stream order, as a list of
- * (kind, time, pid, tid, ptid, comm): kind "comm" (ptid 0) or "fork" (comm
- * None; ptid the parent thread).  time is -1 when the record has none. */
-PyObject *pmpy_file_tasks(pm_file *f)
-{
-	struct pm_file_record rec = { .sz = sizeof(rec) };
-	PyObject *res;
-	int rc;
-
-	if (pmpy_check(f, "file"))
-		return NULL;
-	res = PyList_New(0);
-	if (!res)
-		return NULL;
-	while ((rc = pm_file_next(f, &rec)) > 0) {
-		struct pm_record r = { .sz = sizeof(r) };
-		long long t = rec.time == PM_FILE_NO_TIME ? -1LL : (long long)rec.time;
-		PyObject *item;
-
-		if (rec.type != PM_RECORD_COMM && rec.type != PM_RECORD_FORK)
-			continue;
-		if (pm_file_record_parse(f, &rec, &r) < 0)
-			continue;
-		if (rec.type == PM_RECORD_COMM) {
-			size_t k = strnlen(r.comm.comm, r.comm.comm_len);
-
-			item = Py_BuildValue("(sLIIIN)", "comm", t, r.comm.pid, r.comm.tid, 0u,
-					     PyUnicode_DecodeUTF8(r.comm.comm, (Py_ssize_t)k, "replace"));
-		} else {
-			item = Py_BuildValue("(sLIIIO)", "fork", t, r.task.pid, r.task.tid, r.task.ptid, Py_None);
-		}
-		if (!item || PyList_Append(res, item) < 0) {
-			Py_XDECREF(item);
-			Py_DECREF(res);
-			return NULL;
-		}
-		Py_DECREF(item);
-	}
-	if (rc < 0) {
-		Py_DECREF(res);
-		return pmpy_raise(rc, "reading COMM records");
-	}
-	return res;
-}
-
 /* ---------------------------------------------------------------- attribution */
 
 /* Where rows of samples() are charged, by the library's one rule
@@ -2094,6 +2049,108 @@ out:
 	pm_sym_free(sym);
 	if (vp.obj)
 		PyBuffer_Release(&vp);
+	if (vi.obj)
+		PyBuffer_Release(&vi);
+	if (vm.obj)
+		PyBuffer_Release(&vm);
+	if (vt.obj)
+		PyBuffer_Release(&vt);
+	return res;
+}
+
+/* Whole symbol columns (pm_sym_resolve_rows()): the rows' (pid, tid, ip,
+ * cpumode, time) as equal-length native int32 / uint32 / uint64 / uint8 /
+ * uint64 buffers (tids and times may be None; cpumode 255 is a PALcode
+ * address).  Returns (sym, dso, symoff, comm, sym_names, dso_names,
+ * comm_names): the first four bytes of n native uint32 (symoff uint64)
+ * filled by C with the GIL released (comm None without tids), then the
+ * library's sorted string tables. */
+PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes,
+			   PyObject *times, const char *symfs, const char *kallsyms, int basename)
+{
+	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms };
+	struct pm_sym_rows rows = { .sz = sizeof(rows) };
+	Py_buffer vp = { 0 }, vd = { 0 }, vi = { 0 }, vm = { 0 }, vt = { 0 };
+	PyObject *res = NULL, *out[4] = { 0 }, *tab[3] = { 0 };
+	pm_sym *sym = NULL;
+	size_t n;
+	int rc;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	if (PyObject_GetBuffer(pids, &vp, PyBUF_C_CONTIGUOUS) < 0)
+		return NULL;
+	if ((tids != Py_None && PyObject_GetBuffer(tids, &vd, PyBUF_C_CONTIGUOUS) < 0) ||
+	    PyObject_GetBuffer(ips, &vi, PyBUF_C_CONTIGUOUS) < 0 ||
+	    PyObject_GetBuffer(modes, &vm, PyBUF_C_CONTIGUOUS) < 0 ||
+	    (times != Py_None && PyObject_GetBuffer(times, &vt, PyBUF_C_CONTIGUOUS) < 0))
+		goto out;
+	n = (size_t)vi.len / 8;
+	if ((size_t)vi.len % 8 || (size_t)vp.len != n * 4 || (vd.obj && (size_t)vd.len != n * 4) ||
+	    (size_t)vm.len != n || (vt.obj && (size_t)vt.len != n * 8)) {
+		PyErr_SetString(PyExc_ValueError, "pids (int32), tids (uint32), ips (uint64), cpumodes (uint8) "
+				"and times (uint64) must have the same length");
+		goto out;
+	}
+	for (int k = 0; k < 4; k++) {
+		if (k == 3 && !vd.obj)
+			break;
+		out[k] = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * (k == 2 ? 8 : 4)) + 1);
+		if (!out[k])
+			goto out;
+	}
+	rc = pm_sym_new_from_file(&sym, f, &so);
+	if (rc < 0) {
+		pmpy_raise(rc, "symbolizer");
+		goto out;
+	}
+	rows.n = n;
+	rows.pid = vp.buf;
+	rows.tid = vd.obj ? vd.buf : NULL;
+	rows.addr = vi.buf;
+	rows.cpumode = vm.buf;
+	rows.when = vt.obj ? vt.buf : NULL;
+	rows.flags = (vt.obj ? PM_SYM_WHEN_TIME : 0) | (basename ? PM_SYM_ROWS_DSO_BASENAME : 0);
+	rows.sym = (uint32_t *)PyBytes_AS_STRING(out[0]);
+	rows.dso = (uint32_t *)PyBytes_AS_STRING(out[1]);
+	rows.symoff = (uint64_t *)PyBytes_AS_STRING(out[2]);
+	rows.comm = out[3] ? (uint32_t *)PyBytes_AS_STRING(out[3]) : NULL;
+	Py_BEGIN_ALLOW_THREADS
+	rc = pm_sym_resolve_rows(sym, f, &rows);
+	Py_END_ALLOW_THREADS
+	if (rc < 0) {
+		pmpy_raise(rc, "symbolizing");
+		goto out;
+	}
+	for (int t = 0; t < 3; t++) {
+		int64_t cnt = pm_sym_rows_count(sym, t);
+
+		tab[t] = PyList_New(cnt > 0 ? (Py_ssize_t)cnt : 0);
+		for (int64_t k = 0; tab[t] && k < cnt; k++) {
+			PyObject *o = pmpy_str(pm_sym_rows_string(sym, t, (size_t)k));
+
+			if (!o)
+				goto out;
+			PyList_SET_ITEM(tab[t], (Py_ssize_t)k, o);
+		}
+		if (!tab[t])
+			goto out;
+	}
+	for (int k = 0; k < 4; k++)
+		if (out[k] && _PyBytes_Resize(&out[k], (Py_ssize_t)(n * (k == 2 ? 8 : 4))) < 0)
+			goto out;
+	res = Py_BuildValue("(OOOOOOO)", out[0], out[1], out[2], out[3] ? out[3] : Py_None, tab[0], tab[1],
+			    tab[2]);
+out:
+	for (int k = 0; k < 4; k++)
+		Py_XDECREF(out[k]);
+	for (int t = 0; t < 3; t++)
+		Py_XDECREF(tab[t]);
+	pm_sym_free(sym);
+	if (vp.obj)
+		PyBuffer_Release(&vp);
+	if (vd.obj)
+		PyBuffer_Release(&vd);
 	if (vi.obj)
 		PyBuffer_Release(&vi);
 	if (vm.obj)

@@ -32,11 +32,12 @@ PyObject *pmpy_file_tracepoints(pm_file *f, int event);
 PyObject *pmpy_export(pm_file *f, const char *fmt, const char *path, int fd, int event,
                       const char *symfs, const char *kallsyms);
 PyObject *pmpy_file_callchain_frames(pm_file *f, int event);
-PyObject *pmpy_file_tasks(pm_file *f);
 PyObject *pmpy_file_end_status(pm_file *f);
 PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, PyObject *times,
 			 const char *symfs,
 			 const char *kallsyms);
+PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes,
+			   PyObject *times, const char *symfs, const char *kallsyms, int basename);
 PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips, PyObject *ok);
 PyObject *pmpy_attribution_names(void);
 

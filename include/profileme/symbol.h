@@ -473,6 +473,103 @@ PM_API int64_t pm_sym_resolve_file(pm_sym *s, struct pm_file *f, size_t n, const
  */
 PM_API int pm_sym_resolved_get(const pm_sym *s, size_t idx, struct pm_sym_result *res);
 
+/** A cpumode value of pm_sym_rows::cpumode (no PERF_RECORD_MISC cpumode):
+ *  the address is a PALcode physical address, where pm_profileme_attribute()
+ *  charges a sample with ::PM_PROFILEME_CHARGE_PALCODE.  Not looked up: its
+ *  symbol and module are `[PALcode]`, its offset the address itself. */
+#define PM_SYM_CPUMODE_PALCODE 255u
+
+/** @name pm_sym_rows.flags (with ::PM_SYM_WHEN_TIME)
+ *  @{ */
+/** The module column holds the file's basename, as `perf report` shows it
+ *  (`[kernel.kallsyms]`, `[vdso]` and the other bracketed names as they
+ *  are), not the mapped path. */
+#define PM_SYM_ROWS_DSO_BASENAME (1u << 1)
+/** @} */
+
+/** @name Tables of pm_sym_rows_string()
+ *  @{ */
+#define PM_SYM_TABLE_SYM 0  /**< symbol names (pm_sym_rows::sym) */
+#define PM_SYM_TABLE_DSO 1  /**< module names (pm_sym_rows::dso) */
+#define PM_SYM_TABLE_COMM 2 /**< thread names (pm_sym_rows::comm) */
+/** @} */
+
+/**
+ * @brief Rows for pm_sym_resolve_rows(): the queries (one per sample) and the
+ *        column arrays the results go to; size-versioned (set @c sz).
+ * Every output pointer may be NULL (that column is not wanted); each non-NULL
+ * one holds @c n elements.
+ */
+struct pm_sym_rows {
+	size_t sz;              /**< sizeof(struct pm_sym_rows), set by the caller. */
+	size_t n;               /**< Number of rows. */
+	const int32_t *pid;     /**< n process ids. */
+	const uint64_t *addr;   /**< n addresses (the charged ones: the ip, or where
+				 *   pm_profileme_attribute() / pm_ibs_attribute() charge). */
+	const uint8_t *cpumode; /**< n cpumodes, as pm_sym_resolve_file(), or
+				 *   ::PM_SYM_CPUMODE_PALCODE (NULL: 0 for all). */
+	const uint64_t *when;   /**< n time stamps or sample ordinals, as pm_sym_resolve_file()
+				 *   (NULL: the maps and names of the end of the recording). */
+	const uint32_t *tid;    /**< n thread ids; needed when @c comm is set. */
+	uint32_t flags;         /**< ::PM_SYM_WHEN_TIME, ::PM_SYM_ROWS_DSO_BASENAME. */
+	uint32_t reserved;      /**< Zero. */
+	uint32_t *sym;          /**< Out: n indexes into table ::PM_SYM_TABLE_SYM, or NULL. */
+	uint32_t *dso;          /**< Out: n indexes into table ::PM_SYM_TABLE_DSO, or NULL. */
+	uint64_t *symoff;       /**< Out: n offsets from the symbol's start (a PALcode row:
+				 *   its address; unknown: 0), or NULL. */
+	uint32_t *comm;         /**< Out: n indexes into table ::PM_SYM_TABLE_COMM, or NULL. */
+};
+/** Frozen minimum @c sz of struct pm_sym_rows (0.1: the whole 0.1 struct); accepted by
+ *  every later release.  See PM_OFFSETOFEND(). */
+#define PM_SYM_ROWS_SZ_V1 PM_OFFSETOFEND(struct pm_sym_rows, comm)
+
+/**
+ * @brief **pm_sym_resolve_rows()** gives whole columns of a recording's
+ *        samples at once: symbol, module and offset of each row's address
+ *        with the maps of its time (the replay and the rules of
+ *        pm_sym_resolve_file()), and the name of its thread then.
+ *
+ * Names are indexes into three tables of distinct strings, each sorted by
+ * strcmp() and read with pm_sym_rows_string(): a column is an array of small
+ * integers plus a short table, a categorical column as dataframes hold them.
+ * The thread's name (`comm`) follows the COMM records replayed: a thread takes
+ * its name from its last COMM record not after the row's time, a new thread
+ * its parent's name at FORK when it has none of its own, and a thread never
+ * named is `:TID`, as perf shows it.  Unknown symbols and modules are
+ * `[unknown]`; a ::PM_SYM_CPUMODE_PALCODE row is `[PALcode]`.  Kernel
+ * symbols are read only when a row is a kernel address.
+ * @param s     a symbolizer from pm_sym_new_from_file() of @p f
+ * @param f     the recording, before its first record (open it fresh)
+ * @param rows  the rows and the output columns
+ * @return 0; -EINVAL (NULL argument, a missing input array, unknown flags),
+ *         -PM_ERR_STRUCT_SIZE, -ENOMEM, -EOVERFLOW, a reading error of @p f,
+ *         -PM_ERR_UNSUPPORTED.
+ * @since 0.1
+ */
+PM_API int pm_sym_resolve_rows(pm_sym *s, struct pm_file *f, const struct pm_sym_rows *rows);
+
+/**
+ * @brief **pm_sym_rows_string()** reads string @p idx of a table of the last
+ *        pm_sym_resolve_rows() (valid until the next one or pm_sym_free()).
+ * @param s      the symbolizer
+ * @param table  ::PM_SYM_TABLE_SYM, ::PM_SYM_TABLE_DSO or ::PM_SYM_TABLE_COMM
+ * @param idx    below pm_sym_rows_count()
+ * @return the string; NULL for a bad argument (pm_errmsg() says which).
+ * @since 0.1
+ */
+PM_API const char *pm_sym_rows_string(const pm_sym *s, int table, size_t idx);
+
+/**
+ * @brief **pm_sym_rows_count()**: the number of strings of a table of the
+ *        last pm_sym_resolve_rows().
+ * @param s      the symbolizer
+ * @param table  ::PM_SYM_TABLE_SYM, ::PM_SYM_TABLE_DSO or ::PM_SYM_TABLE_COMM
+ * @return the count (>= 0; 0 before any pm_sym_resolve_rows()); -EINVAL,
+ *         -PM_ERR_UNSUPPORTED.
+ * @since 0.1
+ */
+PM_API int64_t pm_sym_rows_count(const pm_sym *s, int table);
+
 #ifdef __cplusplus
 }
 #endif

@@ -130,6 +130,25 @@ int pm_sym_resolved_get(const pm_sym *s, size_t idx, struct pm_sym_result *res)
 	return unsupported(__func__);
 }
 
+int pm_sym_resolve_rows(pm_sym *s, struct pm_file *f, const struct pm_sym_rows *rows)
+{
+	(void)s, (void)f, (void)rows;
+	return unsupported(__func__);
+}
+
+const char *pm_sym_rows_string(const pm_sym *s, int table, size_t idx)
+{
+	(void)s, (void)table, (void)idx;
+	unsupported(__func__);
+	return NULL;
+}
+
+int64_t pm_sym_rows_count(const pm_sym *s, int table)
+{
+	(void)s, (void)table;
+	return unsupported(__func__);
+}
+
 #else
 /* ISO C forbids an empty translation unit. */
 typedef int pm__symbol_stub_unused;

@@ -307,25 +307,45 @@ static int cmp_when(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-int64_t pm_sym_resolve_file(pm_sym *s, pm_file *f, size_t n, const int32_t *pid,
-			    const uint64_t *addr, const uint8_t *cpumode, const uint64_t *when,
-			    uint32_t flags, uint32_t *out_idx)
+/* Resolve query i of a replay: its result index (UINT32_MAX for a PALcode
+ * address when the replay knows them), then the caller's hook. */
+static int replay_query(pm_sym *s, struct pm__replay *q, size_t i)
+{
+	uint8_t mode = q->cpumode ? q->cpumode[i] : 0;
+	int rc;
+
+	if (q->palcode && mode == PM_SYM_CPUMODE_PALCODE) {
+		q->out_idx[i] = UINT32_MAX;
+	} else if (q->ndefer_cap && pm_sym_lookup_how(mode) == PM_SYM_LOOKUP_KERNEL) {
+		/* kallsyms is being read meanwhile: a kernel lookup depends on no
+		 * map, so it waits for the end of the replay */
+		if (q->ndefer == q->ndefer_cap)
+			return pm__err(EINVAL, "pm_sym_resolve_rows: more deferred queries than rows");
+		q->defer[q->ndefer++] = i;
+	} else if ((rc = resolve_one(s, q->pid[i], q->addr[i], mode, &q->out_idx[i]))) {
+		return rc;
+	}
+	return q->on_query ? q->on_query(s, i, q->user) : 0;
+}
+
+int pm__sym_replay(pm_sym *s, pm_file *f, struct pm__replay *q)
 {
 	struct pm_file_record rec = { .sz = sizeof(rec) };
 	struct when_idx *order = NULL;
-	size_t next = 0;
+	const uint64_t *when = q->when;
+	size_t n = q->n, next = 0;
 	uint64_t ordinal = 0;
-	bool by_time = (flags & PM_SYM_WHEN_TIME) != 0;
+	bool by_time = (q->flags & PM_SYM_WHEN_TIME) != 0, sorted = true;
 	int rc = 0;
 
-	if (!s || !f || (n && (!pid || !addr || !out_idx)))
-		return pm__err(EINVAL, "pm_sym_resolve_file: NULL argument");
-	if (flags & ~PM_SYM_WHEN_TIME)
-		return pm__err(EINVAL, "pm_sym_resolve_file: unknown flags 0x%" PRIx32, flags);
 	s->nrtab = 0;
 	if (s->caprhash)
 		memset(s->rhash, 0, s->caprhash * sizeof(*s->rhash));
-	if (when && n) {
+	/* Queries in the order of their time; the samples of a recording come
+	 * sorted already (pm_file_next() orders them), and then no sort is needed. */
+	for (size_t i = 1; when && sorted && i < n; i++)
+		sorted = when[i - 1] <= when[i];
+	if (when && n && !sorted) {
 		order = pm__reallocarray(NULL, n, sizeof(*order));
 		if (!order)
 			return -ENOMEM;
@@ -335,6 +355,8 @@ int64_t pm_sym_resolve_file(pm_sym *s, pm_file *f, size_t n, const int32_t *pid,
 		}
 		qsort(order, n, sizeof(*order), cmp_when);
 	}
+#define NEXT_WHEN() (order ? order[next].when : when[next])
+#define NEXT_I() (order ? order[next].i : next)
 	while ((rc = pm_file_next(f, &rec)) > 0) {
 		struct pm_record r;
 
@@ -342,11 +364,9 @@ int64_t pm_sym_resolve_file(pm_sym *s, pm_file *f, size_t n, const int32_t *pid,
 			ordinal++;
 			if (!by_time)
 				/* queries of sample k are resolved before sample k + 1 */
-				while (order && next < n && order[next].when < ordinal) {
-					size_t i = order[next++].i;
-
-					rc = resolve_one(s, pid[i], addr[i], cpumode ? cpumode[i] : 0,
-							 &out_idx[i]);
+				while (when && next < n && NEXT_WHEN() < ordinal) {
+					rc = replay_query(s, q, NEXT_I());
+					next++;
 					if (rc)
 						goto out;
 				}
@@ -358,10 +378,9 @@ int64_t pm_sym_resolve_file(pm_sym *s, pm_file *f, size_t n, const int32_t *pid,
 			continue;
 		/* by time: samples before this record see the maps without it */
 		if (by_time && rec.time != PM_FILE_NO_TIME)
-			while (order && next < n && order[next].when < rec.time) {
-				size_t i = order[next++].i;
-
-				rc = resolve_one(s, pid[i], addr[i], cpumode ? cpumode[i] : 0, &out_idx[i]);
+			while (when && next < n && NEXT_WHEN() < rec.time) {
+				rc = replay_query(s, q, NEXT_I());
+				next++;
 				if (rc)
 					goto out;
 			}
@@ -372,19 +391,46 @@ int64_t pm_sym_resolve_file(pm_sym *s, pm_file *f, size_t n, const int32_t *pid,
 		rc = pm_sym_add_record(s, &r);
 		if (rc < 0)
 			goto out;
+		if (q->on_record && (rc = q->on_record(s, &r, q->user)) < 0)
+			goto out;
 	}
 	if (rc < 0)
 		goto out;
-	for (size_t k = order ? next : 0; k < n; k++) {
-		size_t i = order ? order[k].i : k;
+	for (; next < n; next++) {
+		rc = replay_query(s, q, when ? NEXT_I() : next);
+		if (rc)
+			goto out;
+	}
+#undef NEXT_WHEN
+#undef NEXT_I
+	pm__kallsyms_join(s);
+	for (size_t k = 0; k < q->ndefer; k++) {
+		size_t i = q->defer[k];
 
-		rc = resolve_one(s, pid[i], addr[i], cpumode ? cpumode[i] : 0, &out_idx[i]);
+		rc = resolve_one(s, q->pid[i], q->addr[i], q->cpumode[i], &q->out_idx[i]);
 		if (rc)
 			goto out;
 	}
 	rc = 0;
 out:
+	pm__kallsyms_join(s);
 	free(order);
+	return rc;
+}
+
+int64_t pm_sym_resolve_file(pm_sym *s, pm_file *f, size_t n, const int32_t *pid,
+			    const uint64_t *addr, const uint8_t *cpumode, const uint64_t *when,
+			    uint32_t flags, uint32_t *out_idx)
+{
+	struct pm__replay q = { .n = n, .pid = pid, .addr = addr, .cpumode = cpumode, .when = when,
+				.flags = flags, .out_idx = out_idx };
+	int rc;
+
+	if (!s || !f || (n && (!pid || !addr || !out_idx)))
+		return pm__err(EINVAL, "pm_sym_resolve_file: NULL argument");
+	if (flags & ~PM_SYM_WHEN_TIME)
+		return pm__err(EINVAL, "pm_sym_resolve_file: unknown flags 0x%" PRIx32, flags);
+	rc = pm__sym_replay(s, f, &q);
 	return rc < 0 ? rc : (int64_t)s->nrtab;
 }
 

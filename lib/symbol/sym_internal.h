@@ -3,6 +3,8 @@
 #ifndef PM_SYM_INTERNAL_H
 #define PM_SYM_INTERNAL_H
 
+#include <pthread.h>
+
 #include <profileme/symbol.h>
 
 #include "internal/pm_internal.h"
@@ -78,6 +80,14 @@ struct pm__diag {
 	int32_t err;
 };
 
+/* string tables of pm_sym_resolve_rows() */
+struct pm__strtab {
+	char **v;
+	size_t n, cap;
+	uint32_t *slots; /* index + 1, 0: empty */
+	size_t nslots;
+};
+
 struct pm_sym {
 	char *sysroot;   /* "" when none */
 	char *debug_dir;
@@ -96,6 +106,8 @@ struct pm_sym {
 	struct pm__symtab ktab;
 	int kstate;   /* enum pm_sym_kernel_state */
 	bool kloaded; /* tried */
+	struct pm__kload *kpending; /* being read by kthread (pm__kallsyms_start()) */
+	pthread_t kthread;
 
 	struct pm__diag *diags;
 	size_t ndiags, capdiags;
@@ -109,6 +121,9 @@ struct pm_sym {
 	size_t nrtab, caprtab;
 	struct pm__rkey *rhash;
 	size_t caprhash;
+
+	/* pm_sym_resolve_rows(): sym, dso and comm string tables */
+	struct pm__strtab rows_tab[3];
 };
 
 struct pm__rkey {
@@ -138,7 +153,42 @@ PM_HIDDEN void pm__sym_diag(pm_sym *s, const char *file, int code, int err,
 /* elf.c: load a file's symbols; failures become diagnostics. */
 PM_HIDDEN void pm__dso_load(pm_sym *s, struct pm__dso *d);
 
-/* kallsyms.c */
+/* feed.c: the replay of a recording under pm_sym_resolve_file() and
+ * pm_sym_resolve_rows(): query i is resolved (out_idx[i]) once every record
+ * before its sample has been fed; then on_query(i) runs.  on_record sees each
+ * side record after the symbolizer has. */
+struct pm__replay {
+	size_t n;
+	const int32_t *pid;
+	const uint64_t *addr;
+	const uint8_t *cpumode;
+	const uint64_t *when;
+	uint32_t flags;
+	bool palcode; /* PM_SYM_CPUMODE_PALCODE rows: out_idx UINT32_MAX, not looked up */
+	size_t *defer; /* room for ndefer_cap kernel queries resolved after the replay (or NULL) */
+	size_t ndefer, ndefer_cap;
+	uint32_t *out_idx;
+	int (*on_query)(pm_sym *s, size_t i, void *user);
+	int (*on_record)(pm_sym *s, const struct pm_record *r, void *user);
+	void *user;
+};
+PM_HIDDEN int pm__sym_replay(pm_sym *s, struct pm_file *f, struct pm__replay *q);
+
+/* rows.c */
+PM_HIDDEN void pm__sym_rows_free(pm_sym *s);
+
+/* kallsyms.c: pm__kallsyms_load() reads kernel symbols now;
+ * pm__kallsyms_start() on a thread of their own, which pm__kallsyms_join()
+ * waits for (every use of the kernel table joins first). */
+struct pm__kload {
+	const char *path;
+	struct pm__symtab tab;
+	int state;
+	int diag_code, diag_err;
+	char diag[400];
+};
 PM_HIDDEN void pm__kallsyms_load(pm_sym *s);
+PM_HIDDEN void pm__kallsyms_start(pm_sym *s);
+PM_HIDDEN void pm__kallsyms_join(pm_sym *s);
 
 #endif /* PM_SYM_INTERNAL_H */

@@ -75,6 +75,7 @@ void pm_sym_free(pm_sym *s)
 {
 	if (!s)
 		return;
+	pm__kallsyms_join(s);
 	for (size_t i = 0; i < s->ndsos; i++) {
 		struct pm__dso *d = s->dsos[i];
 
@@ -100,6 +101,7 @@ void pm_sym_free(pm_sym *s)
 	free(s->vdso_build_id);
 	free(s->rtab);
 	free(s->rhash);
+	pm__sym_rows_free(s);
 	free(s);
 }
 
@@ -516,6 +518,8 @@ int pm_sym_exit(pm_sym *s, int32_t pid)
 
 static void kernel_ensure(pm_sym *s)
 {
+	if (s->kpending)
+		pm__kallsyms_join(s);
 	if (!s->kloaded && !(s->flags & PM_SYM_OPT_NO_KERNEL)) {
 		s->kloaded = true;
 		pm__kallsyms_load(s);

@@ -1140,6 +1140,180 @@ START_TEST(test_open_file_and_resolve)
 }
 END_TEST
 
+
+/* pm_sym_resolve_rows(): the columns agree with looking up as one goes
+ * (pm_sym_add_record() then pm_sym_lookup() at each sample), names are
+ * indexes into sorted tables of distinct strings, the thread names follow
+ * the COMM and FORK records (computed here from the records), a PALcode row
+ * is "[PALcode]" at its address, and rows given out of time order (the sort
+ * path) or without times give the same or the end-of-recording answer. */
+START_TEST(test_resolve_rows)
+{
+	struct pm_sym_opts o = { .sz = sizeof(o), .sysroot = SYN_SYMFS, .kallsyms = SYN_SYMFS "/kallsyms" };
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	enum { CAP = 1024, NT = 64 };
+	static int32_t pid[CAP];
+	static uint32_t tid[CAP], sym[CAP], dso[CAP], comm[CAP], rev_sym[CAP], rev_comm[CAP];
+	static uint64_t ip[CAP], tm[CAP], off[CAP], rtm[CAP];
+	static uint8_t mode[CAP];
+	static char *want_sym[CAP], *want_dso[CAP], *want_comm[CAP];
+	struct { uint32_t tid; char comm[32]; } names[NT];
+	size_t nn = 0, n = 0, nkernel = 0;
+	pm_sym *s = NULL;
+	pm_file *f = NULL;
+
+	ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+	while (pm_file_next(f, &rec) > 0) {
+		struct pm_record pr = { .sz = sizeof(pr) };
+		struct pm_sample sm = { .sz = sizeof(sm) };
+		struct pm_sym_result r;
+		const char *c = NULL;
+		char b[32];
+
+		if (rec.type != PM_RECORD_SAMPLE) {
+			if (pm_file_record_parse(f, &rec, &pr) != 0)
+				continue;
+			ck_assert_int_ge(pm_sym_add_record(s, &pr), 0);
+			if (rec.type == PM_RECORD_COMM || rec.type == PM_RECORD_FORK) {
+				uint32_t t = rec.type == PM_RECORD_COMM ? pr.comm.tid : pr.task.tid;
+				size_t k, p = 0;
+
+				for (k = 0; k < nn && names[k].tid != t; k++)
+					;
+				if (rec.type == PM_RECORD_FORK) {
+					for (p = 0; p < nn && names[p].tid != pr.task.ptid; p++)
+						;
+					if (k < nn || p == nn)
+						continue; /* named already, or a parent without a name */
+				}
+				ck_assert_uint_lt(k, NT);
+				names[k].tid = t;
+				if (rec.type == PM_RECORD_COMM)
+					snprintf(names[k].comm, sizeof(names[k].comm), "%.*s",
+						 (int)strnlen(pr.comm.comm, pr.comm.comm_len), pr.comm.comm);
+				else
+					memcpy(names[k].comm, names[p].comm, sizeof(names[k].comm));
+				nn += k == nn;
+			}
+			continue;
+		}
+		if (pm_file_sample(f, &rec, &sm) != 0)
+			continue;
+		ck_assert_uint_lt(n, CAP - 1);
+		pid[n] = (int32_t)sm.pid;
+		tid[n] = sm.tid;
+		ip[n] = sm.ip;
+		tm[n] = sm.time;
+		mode[n] = (uint8_t)(sm.misc & PM_RECORD_MISC_CPUMODE_MASK);
+		nkernel += mode[n] == PM_RECORD_MISC_KERNEL;
+		r = lookup(s, pid[n], ip[n], pm_sym_lookup_how(mode[n]));
+		want_sym[n] = strdup(r.name);
+		want_dso[n] = strdup(r.dso[0] == '[' || !strrchr(r.dso, '/') ? r.dso : strrchr(r.dso, '/') + 1);
+		for (size_t k = 0; k < nn; k++)
+			if (names[k].tid == sm.tid)
+				c = names[k].comm;
+		if (!c) {
+			snprintf(b, sizeof(b), ":%u", sm.tid);
+			c = b;
+		}
+		want_comm[n] = strdup(c);
+		n++;
+	}
+	pm_file_close(f);
+	pm_sym_free(s);
+	ck_assert_uint_gt(n, 100);
+	ck_assert_uint_gt(nkernel, 0); /* the kernel rows take the kallsyms thread */
+	/* one more row: a PALcode address */
+	pid[n] = pid[0];
+	tid[n] = tid[0];
+	ip[n] = 0x1a100;
+	tm[n] = tm[n - 1];
+	mode[n] = PM_SYM_CPUMODE_PALCODE;
+	want_sym[n] = strdup("[PALcode]");
+	want_dso[n] = strdup("[PALcode]");
+	want_comm[n] = strdup(want_comm[0]);
+	n++;
+	for (int pass = 0; pass < 2; pass++) {
+		struct pm_sym_rows rows = { .sz = sizeof(rows), .n = n, .pid = pid, .addr = ip, .cpumode = mode,
+					    .when = tm, .tid = tid, .flags = PM_SYM_WHEN_TIME | PM_SYM_ROWS_DSO_BASENAME,
+					    .sym = sym, .dso = dso, .symoff = off, .comm = comm };
+		int64_t cnt[3];
+
+		ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+		ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+		if (pass) {
+			/* the kernel table loaded already: no thread, same answers */
+			ck_assert_int_eq(pm_sym_kernel_status(s), PM_SYM_KERNEL_OK);
+		}
+		ck_assert_int_eq(pm_sym_resolve_rows(s, f, &rows), 0);
+		for (int t = 0; t < 3; t++) {
+			cnt[t] = pm_sym_rows_count(s, t);
+			ck_assert_int_gt(cnt[t], 0);
+			for (int64_t k = 1; k < cnt[t]; k++)
+				ck_assert_int_lt(strcmp(pm_sym_rows_string(s, t, (size_t)k - 1),
+							pm_sym_rows_string(s, t, (size_t)k)), 0);
+		}
+		ck_assert_ptr_null(pm_sym_rows_string(s, PM_SYM_TABLE_SYM, (size_t)cnt[0]));
+		ck_assert_ptr_null(pm_sym_rows_string(s, 3, 0));
+		ck_assert_int_eq(pm_sym_rows_count(s, -1), -EINVAL);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_int_lt(sym[i], cnt[0]);
+			ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_SYM, sym[i]), want_sym[i]);
+			ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_DSO, dso[i]), want_dso[i]);
+			ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_COMM, comm[i]), want_comm[i]);
+		}
+		ck_assert_uint_eq(off[n - 1], 0x1a100);
+		pm_sym_free(s);
+		pm_file_close(f);
+	}
+	/* the same rows in reverse time order: the sort path, the same names */
+	{
+		static int32_t rpid[CAP];
+		static uint32_t rtid[CAP];
+		static uint64_t rip[CAP];
+		static uint8_t rmode[CAP];
+		struct pm_sym_rows rows = { .sz = sizeof(rows), .n = n, .pid = rpid, .addr = rip, .cpumode = rmode,
+					    .when = rtm, .tid = rtid, .flags = PM_SYM_WHEN_TIME,
+					    .sym = rev_sym, .comm = rev_comm };
+
+		for (size_t i = 0; i < n; i++) {
+			rpid[i] = pid[n - 1 - i];
+			rtid[i] = tid[n - 1 - i];
+			rip[i] = ip[n - 1 - i];
+			rmode[i] = mode[n - 1 - i];
+			rtm[i] = tm[n - 1 - i];
+		}
+		ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+		ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+		ck_assert_int_eq(pm_sym_resolve_rows(s, f, &rows), 0);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_SYM, rev_sym[i]), want_sym[n - 1 - i]);
+			ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_COMM, rev_comm[i]),
+					 want_comm[n - 1 - i]);
+		}
+		/* bad arguments */
+		rows.tid = NULL;
+		ck_assert_int_eq(pm_sym_resolve_rows(s, f, &rows), -EINVAL);
+		rows.tid = rtid;
+		rows.flags = 1u << 7;
+		ck_assert_int_eq(pm_sym_resolve_rows(s, f, &rows), -EINVAL);
+		rows.flags = 0;
+		rows.sz = 8;
+		ck_assert_int_eq(pm_sym_resolve_rows(s, f, &rows), -PM_ERR_STRUCT_SIZE);
+		ck_assert_int_eq(pm_sym_resolve_rows(NULL, f, &rows), -EINVAL);
+		ck_assert_int_eq(pm_sym_resolve_rows(s, f, NULL), -EINVAL);
+		pm_sym_free(s);
+		pm_file_close(f);
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(want_sym[i]);
+		free(want_dso[i]);
+		free(want_comm[i]);
+	}
+}
+END_TEST
+
 static Suite *symbol_suite(void)
 {
 	Suite *s = suite_create("symbol");
@@ -1162,6 +1336,7 @@ static Suite *symbol_suite(void)
 	tcase_add_test(tc, test_add_record_policy);
 	tcase_add_test(tc, test_plt_symbols);
 	tcase_add_test(tc, test_open_file_and_resolve);
+	tcase_add_test(tc, test_resolve_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -751,81 +751,48 @@ class PerfData:
         return df
 
     def _symbol_columns(self, arr, symfs, kallsyms, attributed):
-        inv, sym, dso, off = self.symbolize(arr, symfs=symfs, kallsyms=kallsyms,
-                                            attributed=attributed, codes=True)
-        symoff = off[inv] if len(off) else np.zeros(len(arr), dtype=np.uint64)
-        if len(off):
-            pal = sym[inv] == "[PALcode]"
-            if pal.any():
-                # a PALcode row's offset is its charged address (symbolize())
-                symoff[pal] = self.symbolize(arr[pal], symfs=symfs, kallsyms=kallsyms,
-                                             attributed=attributed)[2]
-        out = {"sym": _table_categorical(inv, sym), "dso": _basename_categorical(
-            _table_categorical(inv, dso)), "symoff": symoff}
-        out["comm"] = self._comms(arr)
-        return out
-
-    def _comms(self, arr):
-        """The comm of each row's thread at its time (COMM and FORK records)."""
+        """comm, dso, sym, symoff of each row: one library call
+        (pm_sym_resolve_rows()) fills the columns as indexes into its sorted
+        tables of names, which become the categories."""
         import pandas as pd
+        pid, ip, mode, time = self._charged_rows(arr, attributed)
+        tid = np.ascontiguousarray(arr["tid"], dtype=np.uint32)
         f, own = self._fresh()
         try:
             with _named(self.name):
-                tasks = _c.file_tasks(f)
+                sym, dso, off, comm, syms, dsos, comms = _c.symbol_rows(
+                    f, pid, tid, ip, mode, time, _opt_str(symfs, "symfs"),
+                    _opt_str(kallsyms, "kallsyms"), 1)
         finally:
             if own:
                 _c.file_close(f)
-        names, index = [], {}
-        cur = {}
-        ev_tid, ev_time, ev_code = [], [], []
 
-        def code(n):
-            if n not in index:
-                index[n] = len(names)
-                names.append(n)
-            return index[n]
-        for kind, t, pid, tid, ptid, comm in tasks:
-            t = max(t, 0)
-            if kind == "comm":
-                c = code(comm)
-            elif ptid in cur and tid not in cur:
-                c = cur[ptid]          # a new thread inherits its parent's name
-            else:
-                continue
-            cur[tid] = c
-            ev_tid.append(tid)
-            ev_time.append(t)
-            ev_code.append(c)
-        tid = np.asarray(arr["tid"], dtype=np.int64)
-        tm = np.asarray(arr["time"], dtype=np.uint64) if "time" in arr.dtype.names else \
-            np.full(len(arr), np.iinfo(np.uint64).max, dtype=np.uint64)
-        codes = np.full(len(arr), -1, dtype=np.int64)
-        ev_tid = np.asarray(ev_tid, dtype=np.int64)
-        ev_time = np.asarray(ev_time, dtype=np.uint64)
-        ev_code = np.asarray(ev_code, dtype=np.int64)
-        order = np.lexsort((ev_time, ev_tid))
-        ev_tid, ev_time, ev_code = ev_tid[order], ev_time[order], ev_code[order]
-        # each row's thread among the (few) threads with a name event
-        etid, first, count = np.unique(ev_tid, return_index=True, return_counts=True)
-        pos = np.minimum(np.searchsorted(etid, tid), max(len(etid) - 1, 0))
-        known = (etid[pos] == tid) if len(etid) else np.zeros(len(tid), dtype=bool)
-        lo = first[pos] if len(etid) else pos
-        one = known & (count[pos] == 1) if len(etid) else known
-        ok = one & (tm >= ev_time[lo] if len(etid) else one)
-        codes[ok] = ev_code[lo[ok]]
-        for k in np.flatnonzero(count > 1):     # threads named more than once (exec, prctl)
-            rows = np.flatnonzero(known & (pos == k))
-            a, b = first[k], first[k] + count[k]
-            at = np.searchsorted(ev_time[a:b], tm[rows], "right") - 1
-            got = at >= 0
-            codes[rows[got]] = ev_code[a:b][at[got]]
-        left = np.flatnonzero(codes < 0)
-        if len(left):
-            # perf's name for a thread without COMM: ":tid"
-            ut, inv = np.unique(tid[left], return_inverse=True)
-            codes[left] = np.array([code(":%d" % t) for t in ut], dtype=np.int64)[inv]
-        return pd.Categorical.from_codes(codes, categories=names) if names else \
-            pd.Categorical([None] * len(arr))
+        def cat(codes, names):
+            return pd.Categorical.from_codes(np.frombuffer(codes, dtype=np.uint32).astype(np.int32),
+                                             categories=names)
+        return {"sym": cat(sym, syms), "dso": cat(dso, dsos),
+                "symoff": np.frombuffer(off, dtype=np.uint64).copy(), "comm": cat(comm, comms)}
+
+    def _charged_rows(self, samples, attributed):
+        """pid, address, cpumode and time of each row as the library's
+        symbolizer takes them: a ProfileMe or IBS row at its charged address
+        (attribute(); PALcode: cpumode 255, PM_SYM_CPUMODE_PALCODE), time
+        None unless every event has sample times."""
+        ip = samples["ip"]
+        mode = samples["cpumode"]
+        dec = _attr_decoder(samples.dtype.names) if attributed else None
+        if dec is not None:
+            a = _attribute(samples, dec)
+            ip = a["charge_ip"]
+            if dec == "alpha_profileme":
+                # the charged address's own mode: 1 kernel, 2 user, 255 PALcode
+                by_mode = np.array([2, 1, 255] + [0] * 253, dtype=np.uint8)
+                mode = np.where(a["attributed"], by_mode[a["charge_mode"]], mode)
+        time = samples["time"] if "time" in samples.dtype.names and self._all_timed() else None
+        return (np.ascontiguousarray(samples["pid"], dtype=np.int32),
+                np.ascontiguousarray(ip, dtype=np.uint64),
+                np.ascontiguousarray(mode, dtype=np.uint8),
+                None if time is None else np.ascontiguousarray(time, dtype=np.uint64))
 
     def _all_names(self):
         return ["time", "pid", "tid", "cpu", "ip", "period", "addr", "id", "event", "cpumode",
