@@ -517,6 +517,23 @@ static int call_sym_diag(void *p)
 	return rc;
 }
 
+/* pm_sym_rows (input): no rows of a small recording. */
+static int call_sym_rows(void *p)
+{
+	char path[] = "/tmp/pm_check_structsize.XXXXXX";
+	pm_file *f = NULL;
+	pm_sym *s = NULL;
+	int rc = tp_file(&f, path);
+
+	if (rc == 0)
+		rc = sym_open(&s, NULL);
+	if (rc == 0)
+		rc = pm_sym_resolve_rows(s, f, p);
+	pm_sym_free(s);
+	pm_file_close(f);
+	return rc;
+}
+
 #define C(T, V1, last, out, fn) \
 	{ #T, sizeof(struct T), offsetof(struct T, last), V1, out, fn }
 static const struct case_ cases[] = {
@@ -548,6 +565,7 @@ static const struct case_ cases[] = {
 	C(pm_sym_result, PM_SYM_RESULT_SZ_V1, reserved, 1, call_sym_result),
 	C(pm_sym_def, PM_SYM_DEF_SZ_V1, reserved, 1, call_sym_def),
 	C(pm_sym_diag, PM_SYM_DIAG_SZ_V1, err, 1, call_sym_diag),
+	C(pm_sym_rows, PM_SYM_ROWS_SZ_V1, comm, 0, call_sym_rows),
 	C(pm_tp_field, PM_TP_FIELD_SZ_V1, reserved, 1, call_tp_field),
 	C(pm_tp_value, PM_TP_VALUE_SZ_V1, big_endian, 1, call_tp_value),
 };
