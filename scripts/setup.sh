@@ -7,7 +7,7 @@ set -eu
 PACKAGES="build-essential cmake pkg-config libelf-dev libzstd-dev check swig
 python3-dev python3-numpy python3-pandas python3-pytest linux-perf
 gcc-alpha-linux-gnu libc6.1-dev-alpha-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user
-clang libclang-rt-14-dev valgrind abigail-tools doxygen
+clang llvm libclang-rt-14-dev valgrind abigail-tools doxygen
 jupyter-nbconvert python3-ipykernel python3-matplotlib gcovr
 golang-go graphviz libprotobuf-c-dev protobuf-c-compiler zlib1g-dev"
 

@@ -156,8 +156,11 @@ enum pm_sym_diag_code {
 	PM_SYM_DIAG_DEBUG_FILE = 7,   /**< Information: symbols came from a separate debug file. */
 	PM_SYM_DIAG_KPTR_RESTRICT = 8,/**< kallsyms readable but every address is zero (kptr_restrict). */
 	PM_SYM_DIAG_NO_KALLSYMS = 9,  /**< The kallsyms file cannot be read. */
-	PM_SYM_DIAG_FOREIGN_KERNEL = 10 /**< Information (pm_sym_new_from_file()): the recording is of
+	PM_SYM_DIAG_FOREIGN_KERNEL = 10, /**< Information (pm_sym_new_from_file()): the recording is of
 	                                     another kernel; this machine's kallsyms and vDSO are not used. */
+	PM_SYM_DIAG_BAD_LINES = 11 /**< The file's line table (.debug_line) is malformed or cannot be
+	                                decompressed: the addresses it would cover have no line
+	                                (pm_sym_lookup_line()); the message names the unit and the rule. */
 };
 
 /**
@@ -367,6 +370,63 @@ PM_API int pm_sym_kernel_status(pm_sym *s);
  */
 PM_API int pm_sym_add_map_len(pm_sym *s, int32_t pid, uint64_t start, uint64_t len,
 			      uint64_t pgoff, const char *name, size_t name_len);
+
+/**
+ * @brief A source position found by pm_sym_lookup_line(); size-versioned
+ *        (set @c sz).
+ */
+struct pm_sym_line {
+	size_t sz;         /**< sizeof(struct pm_sym_line), set by the caller. */
+	const char *file;  /**< Source file as the line table names it (directory joined to the
+	                        name), or NULL when none; borrowed. */
+	uint32_t line;     /**< Line number (1-based; 0: the line table says none). */
+	uint32_t column;   /**< Column (1-based), 0 when the line table gives none. */
+};
+/** Frozen minimum @c sz of struct pm_sym_line (the whole struct as first released);
+ *  accepted by every later release.  See PM_OFFSETOFEND(). */
+#define PM_SYM_LINE_SZ_V1 PM_OFFSETOFEND(struct pm_sym_line, column)
+
+/**
+ * @brief **pm_sym_lookup_line()** gives the source file and line of @p addr
+ *        of process @p pid, from the DWARF line table (`.debug_line`,
+ *        DWARF 2 to 5, compressed sections too) of the file that maps it,
+ *        or of its separate debug file (docs/symbol.md, "Line numbers").
+ *
+ * The line table is read on the first line lookup in a file and kept with
+ * its symbols; a lookup is then a binary search.  A file with a malformed
+ * table gives one ::PM_SYM_DIAG_BAD_LINES diagnostic; kernel addresses have
+ * no line.  The position is that of the instruction at @p addr: for a
+ * callchain's return address pass the call's address (addr - 1), as
+ * `addr2line` wants it too.
+ * @param s         the symbolizer
+ * @param pid       process id
+ * @param addr      the run-time address
+ * @param how       0 or one of PM_SYM_LOOKUP_USER / PM_SYM_LOOKUP_KERNEL
+ * @param[out] out  the position (file NULL and line 0 when none);
+ *                  @c out->sz set by the caller
+ * @return 1 when a line was found, 0 when none; -EINVAL (NULL argument),
+ *         -PM_ERR_STRUCT_SIZE, -PM_ERR_UNSUPPORTED.
+ * @since 0.1
+ */
+PM_API int pm_sym_lookup_line(pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
+			      struct pm_sym_line *out);
+
+/**
+ * @brief **pm_sym_dso_line()** is pm_sym_lookup_line() by module and file
+ *        address (pm_sym_result::dso and pm_sym_result::dso_addr, or the
+ *        addresses `objdump -d` and `addr2line -e FILE` use).  The module
+ *        need not be mapped by any process: it is opened as
+ *        `<sysroot><dso>` (see pm_sym_opts).
+ * @param s         the symbolizer
+ * @param dso       a module path (the mapped name)
+ * @param dso_addr  a file address in it
+ * @param[out] out  the position; @c out->sz set by the caller
+ * @return 1 when a line was found, 0 when none; -EINVAL, -ENOMEM,
+ *         -PM_ERR_STRUCT_SIZE, -PM_ERR_UNSUPPORTED.
+ * @since 0.1
+ */
+PM_API int pm_sym_dso_line(pm_sym *s, const char *dso, uint64_t dso_addr,
+			   struct pm_sym_line *out);
 
 struct pm_record;
 struct pm_file;

@@ -63,6 +63,19 @@ int pm_sym_lookup(pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
 	return unsupported(__func__);
 }
 
+int pm_sym_lookup_line(pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
+		       struct pm_sym_line *out)
+{
+	(void)s, (void)pid, (void)addr, (void)how, (void)out;
+	return unsupported(__func__);
+}
+
+int pm_sym_dso_line(pm_sym *s, const char *dso, uint64_t dso_addr, struct pm_sym_line *out)
+{
+	(void)s, (void)dso, (void)dso_addr, (void)out;
+	return unsupported(__func__);
+}
+
 int pm_sym_find(pm_sym *s, const char *dso, const char *name, size_t idx,
 		struct pm_sym_def *out)
 {

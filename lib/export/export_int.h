@@ -54,6 +54,10 @@ struct pmx_frame {
 	uint32_t dso;            /* string index of the module ("[unknown]") */
 	int32_t map;             /* index in walker maps, -1 none */
 	bool known;              /* a symbol covers it */
+	/* with want_lines: source position of the address (of the call for a
+	 * return address) and of the symbol's start; string index 0: none */
+	uint32_t file, line, column;
+	uint32_t fn_file, fn_line;
 };
 
 struct pmx_sample {
@@ -105,6 +109,7 @@ struct pmx_walk {
 	size_t frames_cap;
 	uint64_t nsamples, skipped;
 	bool synthetic;
+	bool want_lines;             /* fill pmx_frame file/line (pm_sym_lookup_line()) */
 };
 
 /* Opens the walker on f with the (already validated) options. */

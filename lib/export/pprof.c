@@ -216,8 +216,8 @@ static int ppx_key_room(struct ppx *p, size_t n)
 
 static long ppx_location(struct ppx *p, const struct pmx_frame *fr)
 {
-	uint64_t fk[2] = { fr->sym, fr->dso };
-	uint64_t lk[3];
+	uint64_t fk[4] = { fr->sym, fr->dso, fr->fn_file, fr->fn_line };
+	uint64_t lk[6];
 	long fi = pmx_set_add(&p->funcs, fk, sizeof(fk), NULL);
 
 	if (fi < 0)
@@ -225,6 +225,9 @@ static long ppx_location(struct ppx *p, const struct pmx_frame *fr)
 	lk[0] = (uint64_t)(fr->map + 1);
 	lk[1] = fr->addr;
 	lk[2] = (uint64_t)fi;
+	lk[3] = fr->line;
+	lk[4] = fr->column;
+	lk[5] = fr->file;
 	return pmx_set_add(&p->locs, lk, sizeof(lk), NULL);
 }
 
@@ -621,20 +624,22 @@ static int ppx_emit(struct ppx *p, const char *path)
 	prof.mapping = msp;
 
 	for (size_t i = 0; i < p->funcs.n; i++) {
-		uint64_t fk[2];
+		uint64_t fk[4];
 
 		memcpy(fk, pmx_set_key(&p->funcs, i, NULL), sizeof(fk));
 		perftools__profiles__function__init(&fs[i]);
 		fs[i].id = i + 1;
 		fs[i].name = (int64_t)fk[0];
 		fs[i].system_name = (int64_t)fk[0];
+		fs[i].filename = (int64_t)fk[2];
+		fs[i].start_line = (int64_t)fk[3];
 		fsp[i] = &fs[i];
 	}
 	prof.n_function = p->funcs.n;
 	prof.function = fsp;
 
 	for (size_t i = 0; i < p->locs.n; i++) {
-		uint64_t lk[3];
+		uint64_t lk[6];
 
 		memcpy(lk, pmx_set_key(&p->locs, i, NULL), sizeof(lk));
 		perftools__profiles__location__init(&locs[i]);
@@ -645,6 +650,13 @@ static int ppx_emit(struct ppx *p, const char *path)
 		if (w->have_sym) {
 			perftools__profiles__line__init(&lines[i]);
 			lines[i].function_id = lk[2] + 1;
+			lines[i].line = (int64_t)lk[3];
+			lines[i].column = (int64_t)lk[4];
+			if (lk[3] && locs[i].mapping_id) {
+				ms[locs[i].mapping_id - 1].has_line_numbers = true;
+				if (lk[5])
+					ms[locs[i].mapping_id - 1].has_filenames = true;
+			}
 			linep = &lines[i];
 			locs[i].n_line = 1;
 			locs[i].line = (PLine **)calloc(1, sizeof(PLine *));
@@ -740,6 +752,7 @@ int pm_export_pprof(pm_file *f, const struct pm_export_opts *opts, const char *p
 	err = pmx_walk_init(&w, f, opts, "pm_export_pprof");
 	if (err)
 		return err;
+	w.want_lines = true; /* Line.line and Function.filename from the line tables */
 	err = ppx_init(&p, &w);
 	if (!err)
 		err = pmx_walk_run(&w, ppx_on_sample, &p);

@@ -479,11 +479,35 @@ static void pmx_side_record(struct pmx_walk *w, const struct pm_file_record *rec
 
 /* ---- frames ----------------------------------------------------------- */
 
-static int pmx_resolve(struct pmx_walk *w, uint32_t pid, uint64_t addr, uint32_t how, struct pmx_frame *out)
+/* The source positions of a resolved user-space frame: of the address (the
+ * call instruction, addr - 1, for a return address) and of its symbol's start. */
+static void pmx_lines(struct pmx_walk *w, uint32_t pid, uint64_t addr, bool ret, uint32_t how,
+		      const struct pm_sym_result *r, struct pmx_frame *out)
+{
+	struct pm_sym_line l = { .sz = sizeof(l) };
+	long s;
+
+	if (pm_sym_lookup_line(w->sym, (int32_t)pid, ret && addr ? addr - 1 : addr, how, &l) == 1) {
+		out->line = l.line;
+		out->column = l.column;
+		if (l.file && (s = pmx_cstr(w, l.file)) > 0)
+			out->file = (uint32_t)s;
+	}
+	l.file = NULL;
+	if (r->dso && pm_sym_dso_line(w->sym, r->dso, r->sym_start, &l) == 1) {
+		out->fn_line = l.line;
+		if (l.file && (s = pmx_cstr(w, l.file)) > 0)
+			out->fn_file = (uint32_t)s;
+	}
+	pm__err_clear();
+}
+
+static int pmx_resolve(struct pmx_walk *w, uint32_t pid, uint64_t addr, uint32_t how, bool ret,
+		       struct pmx_frame *out)
 {
 	struct pmx_pid *p = pmx_pid_get(w, pid, false);
 	struct pmx_pid *k = pmx_pid_get(w, UINT32_MAX, false);
-	uint64_t key[5] = { pid, p ? p->epoch : 0, k ? k->epoch : 0, addr, how };
+	uint64_t key[5] = { pid, p ? p->epoch : 0, k ? k->epoch : 0, addr, how | (ret ? 1ull << 32 : 0) };
 	long e;
 	int added;
 
@@ -527,6 +551,8 @@ static int pmx_resolve(struct pmx_walk *w, uint32_t pid, uint64_t addr, uint32_t
 					out->sym = (uint32_t)s;
 					out->known = true;
 				}
+				if (w->want_lines && !(r.flags & PM_SYM_KERNEL))
+					pmx_lines(w, pid, addr, ret, how, &r, out);
 			}
 			if (r.dso && !(r.flags & PM_SYM_NO_MAP)) {
 				s = pmx_cstr(w, r.dso);
@@ -710,7 +736,7 @@ static int pmx_sample(struct pmx_walk *w, const struct pm_file_record *rec, stru
 		fr->addr = leaf;
 		fr->map = -1;
 		fr->sym = fr->dso = ps > 0 ? (uint32_t)ps : w->s_unknown;
-	} else if ((err = pmx_resolve(w, s.pid, leaf, how, &w->frames[n]))) {
+	} else if ((err = pmx_resolve(w, s.pid, leaf, how, false, &w->frames[n]))) {
 		return err;
 	}
 	n++;
@@ -739,7 +765,7 @@ static int pmx_sample(struct pmx_walk *w, const struct pm_file_record *rec, stru
 			}
 			if ((err = pmx_frame_push(w, &n)))
 				return err;
-			if ((err = pmx_resolve(w, s.pid, ip, chow, &w->frames[n])))
+			if ((err = pmx_resolve(w, s.pid, ip, chow, true, &w->frames[n])))
 				return err;
 			n++;
 		}

@@ -801,3 +801,109 @@ out:
 	pm__buf_free(&opened);
 	pm__buf_free(&dbgpath);
 }
+
+/* ---- line tables (.debug_line) ---- */
+
+/* The bytes of a debug section by name, decompressed when it is
+ * SHF_COMPRESSED (libelf's elf_compress(), which has zlib): 0 and
+ * *data NULL when the file has no such section; -1 when it cannot be read
+ * (reason in what). */
+static int debug_section(struct elf_file *f, const char *name, const uint8_t **data, size_t *len,
+			 char *what, size_t wlen)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_named(f, name, &sh);
+	Elf_Data *d;
+
+	*data = NULL;
+	*len = 0;
+	if (!scn || sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
+		return 0;
+	if (!section_fits(f, &sh)) {
+		snprintf(what, wlen, "file (%" PRIu64 " bytes) ends inside %s", f->size, name);
+		return -1;
+	}
+	if (sh.sh_flags & SHF_COMPRESSED) {
+		if (elf_compress(scn, 0, 0) < 0) {
+			snprintf(what, wlen, "compressed %s cannot be decompressed: %s", name,
+				 elf_errmsg(-1));
+			return -1;
+		}
+	}
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf) {
+		snprintf(what, wlen, "%s cannot be read: %s", name, elf_errmsg(-1));
+		return -1;
+	}
+	*data = d->d_buf;
+	*len = d->d_size;
+	return 0;
+}
+
+/* Read f's line table into d; 1 when f has none, 0 when read, -1 on a
+ * diagnostic already given. */
+static int lines_from(pm_sym *s, struct pm__dso *d, struct elf_file *f)
+{
+	struct pm__dwarf_secs secs = {0};
+	char what[256], err[200];
+	int bad;
+
+	if (f->eh.e_type != ET_EXEC && f->eh.e_type != ET_DYN)
+		return 1; /* an object file's line table needs its relocations */
+	if (debug_section(f, ".debug_line", &secs.line, &secs.line_len, what, sizeof(what)) != 0 ||
+	    (secs.line &&
+	     (debug_section(f, ".debug_line_str", &secs.line_str, &secs.line_str_len, what,
+			    sizeof(what)) != 0 ||
+	      debug_section(f, ".debug_str", &secs.str, &secs.str_len, what, sizeof(what)) != 0 ||
+	      debug_section(f, ".debug_info", &secs.info, &secs.info_len, what, sizeof(what)) != 0 ||
+	      debug_section(f, ".debug_abbrev", &secs.abbrev, &secs.abbrev_len, what,
+			    sizeof(what)) != 0))) {
+		pm__sym_diag(s, d->path, PM_SYM_DIAG_BAD_LINES, -PM_ERR_CORRUPT, "no line numbers: %s",
+			     what);
+		return -1;
+	}
+	if (!secs.line)
+		return 1;
+	secs.be = f->eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	bad = pm__dwarf_lines_parse(&secs, &d->lines, err, sizeof(err));
+	if (bad < 0) {
+		pm__sym_diag(s, d->path, PM_SYM_DIAG_BAD_LINES, bad, "no line numbers: %s",
+			     pm_strerror(bad));
+		return -1;
+	}
+	if (bad > 0)
+		pm__sym_diag(s, d->path, PM_SYM_DIAG_BAD_LINES, -PM_ERR_CORRUPT,
+			     "%d malformed .debug_line unit%s dropped (their addresses have no line), the first: %s",
+			     bad, bad == 1 ? "" : "s", err);
+	return 0;
+}
+
+void pm__dso_load_lines(pm_sym *s, struct pm__dso *d)
+{
+	struct elf_file f, dbg;
+	struct load_err le = {0};
+	struct pm__buf opened = {0}, dbgpath = {0};
+	int rc;
+
+	d->lstate = PM__DSO_FAILED;
+	if (d->state == PM__DSO_SPECIAL || strcmp(d->path, "[vdso]") == 0)
+		return;
+	f.fd = dbg.fd = -1;
+	f.elf = dbg.elf = NULL;
+	if (pm__buf_printf(&opened, "%s%s", s->sysroot, d->path) != 0)
+		return;
+	/* The symbol load has said what is wrong with a file that does not open. */
+	if (elf_file_open(&f, opened.data, &le) != 0)
+		goto out;
+	rc = lines_from(s, d, &f);
+	if (rc == 1 && !(s->flags & PM_SYM_OPT_NO_DEBUG_FILES) &&
+	    find_debug_file(s, d, opened.data, &f, &dbg, &dbgpath))
+		rc = lines_from(s, d, &dbg);
+	if (rc == 0)
+		d->lstate = PM__DSO_LOADED;
+out:
+	elf_file_close(&dbg);
+	elf_file_close(&f);
+	pm__buf_free(&opened);
+	pm__buf_free(&dbgpath);
+}

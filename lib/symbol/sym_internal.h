@@ -49,6 +49,31 @@ struct pm__seg {
 	uint64_t vaddr, off, filesz, memsz;
 };
 
+/* The line table of one file: address ranges [start, end) sorted by start,
+ * each with a source file (offset into `names`, UINT32_MAX: none), a line
+ * and a column.  maxend is the largest end of the ranges up to this one
+ * (sequences of a file may overlap). */
+struct pm__lrange {
+	uint64_t start, end, maxend;
+	uint32_t file, line, column;
+};
+
+struct pm__linetab {
+	struct pm__lrange *v;
+	size_t n, cap;
+	struct pm__buf names;
+};
+
+/* The sections the line reader reads (any may be absent: NULL, 0).
+ * .debug_info and .debug_abbrev give each DWARF 2-4 line table its
+ * compilation directory (DW_AT_comp_dir of the unit whose DW_AT_stmt_list
+ * points at it), which those versions leave out of .debug_line. */
+struct pm__dwarf_secs {
+	const uint8_t *line, *line_str, *str, *info, *abbrev;
+	size_t line_len, line_str_len, str_len, info_len, abbrev_len;
+	bool be; /* the file's byte order */
+};
+
 enum { PM__DSO_NEW, PM__DSO_LOADED, PM__DSO_FAILED, PM__DSO_SPECIAL };
 
 struct pm__dso {
@@ -58,6 +83,8 @@ struct pm__dso {
 	struct pm__symtab tab;
 	struct pm__seg *segs;
 	size_t nsegs;
+	int lstate; /* PM__DSO_NEW: line table not read yet; LOADED; FAILED: none */
+	struct pm__linetab lines;
 };
 
 struct pm__map {
@@ -152,6 +179,21 @@ PM_HIDDEN void pm__sym_diag(pm_sym *s, const char *file, int code, int err,
 
 /* elf.c: load a file's symbols; failures become diagnostics. */
 PM_HIDDEN void pm__dso_load(pm_sym *s, struct pm__dso *d);
+
+/* elf.c: read a file's line table (once; lstate says how it went). */
+PM_HIDDEN void pm__dso_load_lines(pm_sym *s, struct pm__dso *d);
+
+/* dwarf_line.c: parse every unit of .debug_line into t (sorted).  Returns
+ * the number of units dropped as malformed (>= 0; the first one's reason
+ * in err) or -ENOMEM (t empty). */
+PM_HIDDEN int pm__dwarf_lines_parse(const struct pm__dwarf_secs *s, struct pm__linetab *t,
+				    char *err, size_t errlen);
+/* The range covering addr, or NULL. */
+PM_HIDDEN const struct pm__lrange *pm__linetab_find(const struct pm__linetab *t, uint64_t addr);
+/* The range's file path, or NULL. */
+PM_HIDDEN const char *pm__linetab_file(const struct pm__linetab *t, const struct pm__lrange *r);
+PM_HIDDEN void pm__linetab_free(struct pm__linetab *t);
+
 
 /* feed.c: the replay of a recording under pm_sym_resolve_file() and
  * pm_sym_resolve_rows(): query i is resolved (out_idx[i]) once every record

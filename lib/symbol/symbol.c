@@ -80,6 +80,7 @@ void pm_sym_free(pm_sym *s)
 		struct pm__dso *d = s->dsos[i];
 
 		pm__symtab_free(&d->tab);
+		pm__linetab_free(&d->lines);
 		free(d->segs);
 		free(d->path);
 		free(d);
@@ -618,6 +619,80 @@ int pm_sym_lookup(pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
 out:
 	pm__struct_copy_out(res, res->sz, &r, sizeof(r));
 	return 0;
+}
+
+/* ---- line numbers ---- */
+
+static int dso_line(pm_sym *s, struct pm__dso *d, uint64_t dso_addr, struct pm_sym_line *l)
+{
+	const struct pm__lrange *r;
+
+	if (d->lstate == PM__DSO_NEW)
+		pm__dso_load_lines(s, d);
+	if (d->lstate != PM__DSO_LOADED)
+		return 0;
+	r = pm__linetab_find(&d->lines, dso_addr);
+	if (!r)
+		return 0;
+	l->file = pm__linetab_file(&d->lines, r);
+	l->line = r->line;
+	l->column = r->column;
+	return l->file || l->line ? 1 : 0;
+}
+
+static int line_out(struct pm_sym_line *out, const struct pm_sym_line *l, int found)
+{
+	pm__struct_copy_out(out, out->sz, l, sizeof(*l));
+	return found;
+}
+
+int pm_sym_lookup_line(pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
+		       struct pm_sym_line *out)
+{
+	struct pm_sym_line l = { .sz = sizeof(l) };
+	struct pm__proc *p;
+	int rc;
+
+	if (!s || !out)
+		return pm__err(EINVAL, "pm_sym_lookup_line: NULL argument");
+	rc = PM__SZ_VALID(out, pm_sym_line, PM_SYM_LINE_SZ_V1);
+	if (rc)
+		return rc;
+	if (how & PM_SYM_LOOKUP_KERNEL)
+		return line_out(out, &l, 0);
+	p = proc_find(s, pid);
+	if (p) {
+		size_t i = map_pos(p, addr);
+
+		if (i < p->n && p->maps[i].start <= addr) {
+			const struct pm__map *m = &p->maps[i];
+
+			/* the segments come with the symbols */
+			dso_ensure(s, m->dso);
+			return line_out(out, &l, dso_line(s, m->dso, file_addr(m, addr), &l));
+		}
+	}
+	return line_out(out, &l, 0);
+}
+
+int pm_sym_dso_line(pm_sym *s, const char *dso, uint64_t dso_addr, struct pm_sym_line *out)
+{
+	struct pm_sym_line l = { .sz = sizeof(l) };
+	struct pm__dso *d;
+	int rc;
+
+	if (!s || !dso || !out)
+		return pm__err(EINVAL, "pm_sym_dso_line: NULL argument");
+	rc = PM__SZ_VALID(out, pm_sym_line, PM_SYM_LINE_SZ_V1);
+	if (rc)
+		return rc;
+	if (strlen(dso) > PM_SYM_NAME_MAX)
+		return pm__err(EINVAL, "pm_sym_dso_line: name of %zu bytes (at most %u)", strlen(dso),
+			       (unsigned)PM_SYM_NAME_MAX);
+	d = dso_get(s, dso, strlen(dso));
+	if (!d)
+		return -ENOMEM;
+	return line_out(out, &l, dso_line(s, d, dso_addr, &l));
 }
 
 static int def_match(const struct pm__symtab *t, const char *name, const char *moddso, size_t *count,

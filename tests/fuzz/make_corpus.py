@@ -185,6 +185,37 @@ def file_seeds(paths):
         seed("file", bytes([(1 if pipe else 0) | 16 | 64 | 128]) + d)
 
 
+def dwarf_line_seeds():
+    """fuzz_dwarf_line: the debug sections of tests/unit/symbol/workload.c
+    compiled here with gcc at each DWARF version (skipped without gcc)."""
+    import shutil
+    import subprocess
+    import tempfile
+    if not shutil.which("gcc") or not shutil.which("objcopy"):
+        print("dwarf_line: no gcc/objcopy, no seeds")
+        return
+    src = os.path.join(ROOT, "tests", "unit", "symbol", "workload.c")
+    with tempfile.TemporaryDirectory() as tmp:
+        for ver in (2, 3, 4, 5):
+            for opt in ("-O0", "-O2"):
+                exe = os.path.join(tmp, "w")
+                subprocess.run(["gcc", "-g", "-gdwarf-%d" % ver, opt, src, "-o", exe], check=True)
+                secs = []
+                for name in (".debug_line_str", ".debug_str", ".debug_info", ".debug_abbrev",
+                             ".debug_line"):
+                    out = os.path.join(tmp, "s")
+                    if os.path.exists(out):
+                        os.unlink(out)
+                    # a section the file lacks: objcopy fails, the seed has it empty
+                    subprocess.run(["objcopy", "--dump-section", name + "=" + out, exe,
+                                    os.path.join(tmp, "junk")], capture_output=True)
+                    secs.append(open(out, "rb").read() if os.path.exists(out) else b"")
+                # the fuzz input takes at most 65535 bytes of each of the first four
+                secs[:4] = [x[:65535] for x in secs[:4]]
+                seed("dwarf_line", bytes([0]) + struct.pack("<4H", *(len(x) for x in secs[:4])) +
+                     b"".join(secs))
+
+
 def main():
     paths = sys.argv[1:] + [os.path.join(ROOT, "examples", "data", "profileme-synthetic.data")]
     fixture_seeds()
@@ -192,6 +223,7 @@ def main():
     record_seeds(paths)
     ibs_seeds()
     file_seeds(paths)
+    dwarf_line_seeds()
     for h, n in sorted(count.items()):
         print(f"{h}: {n} seeds written")
 

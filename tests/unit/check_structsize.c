@@ -534,6 +534,23 @@ static int call_sym_rows(void *p)
 	return rc;
 }
 
+static int call_sym_line(void *p)
+{
+	pm_sym *s = NULL;
+	int rc = sym_open(&s, NULL);
+	if (rc == 0)
+		rc = pm_sym_load_proc_maps(s, (int32_t)getpid()) >= 0 ? 0 : -1;
+	if (rc == 0) {
+		/* this function's own line (0 when the test is built without -g:
+		 * the struct is written all the same) */
+		rc = pm_sym_lookup_line(s, (int32_t)getpid(), (uint64_t)(uintptr_t)&call_sym_line,
+					PM_SYM_LOOKUP_USER, p);
+		rc = rc >= 0 ? 0 : rc;
+	}
+	pm_sym_free(s);
+	return rc;
+}
+
 #define C(T, V1, last, out, fn) \
 	{ #T, sizeof(struct T), offsetof(struct T, last), V1, out, fn }
 static const struct case_ cases[] = {
@@ -566,6 +583,7 @@ static const struct case_ cases[] = {
 	C(pm_sym_def, PM_SYM_DEF_SZ_V1, reserved, 1, call_sym_def),
 	C(pm_sym_diag, PM_SYM_DIAG_SZ_V1, err, 1, call_sym_diag),
 	C(pm_sym_rows, PM_SYM_ROWS_SZ_V1, comm, 0, call_sym_rows),
+	C(pm_sym_line, PM_SYM_LINE_SZ_V1, column, 1, call_sym_line),
 	C(pm_tp_field, PM_TP_FIELD_SZ_V1, reserved, 1, call_tp_field),
 	C(pm_tp_value, PM_TP_VALUE_SZ_V1, big_endian, 1, call_tp_value),
 };
