@@ -31,22 +31,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Checks, skip  # noqa: E402
+
 PM, SRC, BLD = sys.argv[1:4]
 LINES = os.path.join(BLD, "bin", "pm_lines")
 WORKLOAD = os.path.join(BLD, "bin", "workload")
-fails = []
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-        print("FAIL:", msg)
-    return cond
-
-
-def skip(why):
-    print("SKIPPED:", why)
-    sys.exit(77)
+check = Checks()
 
 
 for tool in ("gcc", "addr2line", "objdump", "nm", "objcopy", "strip"):
@@ -354,7 +345,4 @@ else:
     print("no perf, go or workload: pprof part not run")
 
 shutil.rmtree(tmp, ignore_errors=True)
-if fails:
-    print("%d check(s) failed" % len(fails))
-    sys.exit(1)
-print("OK")
+check.finish()
