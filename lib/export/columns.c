@@ -7,7 +7,7 @@
 #include <profileme/record.h>
 
 #include "internal/pm_internal.h"
-#include "file/reader_int.h"
+#include "internal/source_int.h"
 
 enum {
 	COL_TIME, COL_PID, COL_TID, COL_CPU, COL_IP, COL_PERIOD, COL_ADDR, COL_ID, COL_EVENT,
@@ -38,7 +38,7 @@ struct pm_column {
 };
 
 struct pm_columns {
-	pm_file *f;
+	struct pm__source src;	/* where the samples come from */
 	int event;
 	pm_raw_ctx *ctx;
 	const pm_raw_decoder *dec;
@@ -167,7 +167,7 @@ int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_colum
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->f = f;
+	pm__source_file(&c->src, f);
 	c->event = o.event;
 	c->nattrs = pm_file_nr_attrs(f);
 	if (o.event >= 0 && (size_t)o.event >= c->nattrs) {
@@ -310,7 +310,36 @@ static inline void pm_put(uint8_t *p, int type, uint64_t v)
 }
 
 /* The base column values of one parsed sample. */
-static inline void pm_columns_base_vals(const pm_columns *c, const struct pmf_rec *r,
+/* The sample core of r (the fast decode of its plan, else the source's
+ * full parse): 0, or <0 when the sample cannot be decoded. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static int pm_columns_core_slow(const pm_columns *c, const struct pm__srec *r, struct pm__score *o,
+				uint64_t *present)
+{
+	struct pm_sample smp;
+	int rc;
+
+	smp.sz = sizeof(smp);
+	rc = c->src.sample(c->src.impl, r, &smp);
+	if (rc < 0)
+		return rc;
+	pm__score_from_sample(&smp, o, present);
+	return 0;
+}
+
+static inline int pm_columns_core(const pm_columns *c, const struct pm__srec *r, struct pm__score *o,
+				  uint64_t *present)
+{
+	if (r->plan && !pm__sample_core(r->plan, r->data, r->size, c->src.be, o)) {
+		*present = r->plan->sample_type;
+		return 0;
+	}
+	return pm_columns_core_slow(c, r, o, present);
+}
+
+static inline void pm_columns_base_vals(const pm_columns *c, const struct pm__srec *r,
 					const struct pm__score *s, uint64_t present, uint64_t *v)
 {
 	v[COL_TIME] = s->time;
@@ -326,7 +355,7 @@ static inline void pm_columns_base_vals(const pm_columns *c, const struct pmf_re
 				v[COL_PERIOD] = c->fixed_period[r->attr_idx];
 		} else {
 			/* an attr that arrived after pm_columns_new_from_file() (pipe mode) */
-			const struct pm_attr *a = pm_file_attr(c->f, (size_t)r->attr_idx);
+			const struct pm_attr *a = c->src.attr(c->src.impl, (size_t)r->attr_idx);
 
 			if (a && !(a->flags & PM_ATTR_FREQ))
 				v[COL_PERIOD] = a->sample_period;
@@ -364,29 +393,29 @@ struct pm_col_plan {
 static void pm_columns_plan(const pm_columns *c, size_t attr, const struct pm_col_op *op, size_t nop,
 			    struct pm_col_plan *pl)
 {
-	const pm_sample_layout *l = c->f->ev[attr].layout;
-	const struct pm_attr *a = &c->f->ev[attr].attr;
+	const struct pm_attr *a = c->src.attr(c->src.impl, attr);
+	struct pm__plan_direct d;
 
 	memset(pl, 0, sizeof(*pl));
-	if (!l || !l->core_ok ||
-	    (l->sample_type & (PM_SAMPLE_READ | PM_SAMPLE_CALLCHAIN | PM_SAMPLE_RAW)))
+	pm__plan_direct(c->src.plan(c->src.impl, attr), &d);
+	if (!d.ok || !a)
 		return;
 	pl->ok = true;
-	pl->min_size = l->prefix_end;
+	pl->min_size = d.min_size;
 	for (size_t j = 0; j < nop; j++) {
 		switch (op[j].src) {
-		case COL_TIME: pl->off[j] = l->off_time; break;
-		case COL_PID: pl->off[j] = l->off_tid; break;
-		case COL_TID: pl->off[j] = l->off_tid ? (uint16_t)(l->off_tid + 4) : 0; break;
-		case COL_CPU: pl->off[j] = l->off_cpu; break;
-		case COL_IP: pl->off[j] = l->off_ip; break;
+		case COL_TIME: pl->off[j] = d.off_time; break;
+		case COL_PID: pl->off[j] = d.off_tid; break;
+		case COL_TID: pl->off[j] = d.off_tid ? (uint16_t)(d.off_tid + 4) : 0; break;
+		case COL_CPU: pl->off[j] = d.off_cpu; break;
+		case COL_IP: pl->off[j] = d.off_ip; break;
 		case COL_PERIOD:
-			pl->off[j] = l->off_period;
-			if (!(l->sample_type & PM_SAMPLE_PERIOD) && !(a->flags & PM_ATTR_FREQ))
+			pl->off[j] = d.off_period;
+			if (!d.off_period && !(a->flags & PM_ATTR_FREQ))
 				pl->k[j] = a->sample_period;
 			break;
-		case COL_ADDR: pl->off[j] = l->off_addr; break;
-		case COL_ID: pl->off[j] = l->off_id; break;
+		case COL_ADDR: pl->off[j] = d.off_addr; break;
+		case COL_ID: pl->off[j] = d.off_id; break;
 		case COL_EVENT: pl->k[j] = (uint64_t)attr; break;
 		default: break; /* cpumode from the header; callchain_nr, raw_ok 0 */
 		}
@@ -403,13 +432,13 @@ static void pm_columns_plan(const pm_columns *c, size_t attr, const struct pm_co
 static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_t *stride,
 				const size_t *act, size_t nact, size_t cap, size_t *n)
 {
-	pm_file *f = c->f;
+	const struct pm__source *src = &c->src;
 	struct pm_col_op op[COL_BASE_COUNT];
 	struct pm_col_plan *plans = NULL;
 	size_t nplans = 0;
 	size_t n64 = 0, n32 = 0, n8 = 0, nop;
 	size_t rows = 0;
-	bool be = f->be;
+	bool be = src->be;
 	int rc = 0;
 
 	/* [0, n64): 8 bytes; then 4 bytes; then 1 byte */
@@ -431,26 +460,26 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 	}
 	nop = n64 + n32 + n8;
 	while (rows < cap) {
-		struct pmf_rec r;
+		struct pm__srec r;
 		struct pm__score s;
 		uint64_t present;
 		size_t j;
 
-		rc = pmf_next_inl(f, &r);
+		rc = src->next(src->impl, &r);
 		if (rc <= 0)
 			break;
 		rc = 0;
-		if (r.type != PM_RECORD_SAMPLE)
-			continue;
 		if (c->event >= 0 && r.attr_idx != c->event)
 			continue;
-		if (r.attr_idx >= 0 && (size_t)r.attr_idx >= nplans && (size_t)r.attr_idx < f->nr_ev) {
+		if (r.attr_idx >= 0 && (size_t)r.attr_idx >= nplans) {
 			/* plans for the attrs known now (more may come in pipe mode) */
-			struct pm_col_plan *np = pm__reallocarray(plans, f->nr_ev, sizeof(*np));
+			size_t nr = src->nr_attrs(src->impl);
+			struct pm_col_plan *np =
+				(size_t)r.attr_idx < nr ? pm__reallocarray(plans, nr, sizeof(*np)) : NULL;
 
 			if (np) {
 				plans = np;
-				for (; nplans < f->nr_ev; nplans++)
+				for (; nplans < nr; nplans++)
 					pm_columns_plan(c, nplans, op, nop, &plans[nplans]);
 			}
 		}
@@ -478,7 +507,7 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 			rows++;
 			continue;
 		}
-		if (pmf_sample_core(f, &r, &s, &present)) {
+		if (pm_columns_core(c, &r, &s, &present)) {
 			c->skipped++;
 			continue;
 		}
@@ -513,8 +542,8 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *stride, size_t ncols,
 			   size_t cap, size_t *n)
 {
-	pm_file *f = c->f;
-	struct pmf_rec r;
+	const struct pm__source *src = &c->src;
+	struct pm__srec r;
 	size_t act[PM_COLUMNS_MAX], nact = 0;
 	size_t rows = 0;
 	bool need_raw = false;
@@ -535,15 +564,13 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 		uint64_t present;
 		bool raw_ok = false;
 
-		rc = pmf_next_inl(f, &r);
+		rc = src->next(src->impl, &r);
 		if (rc <= 0)
 			break;
 		rc = 0;
-		if (r.type != PM_RECORD_SAMPLE)
-			continue;
 		if (c->event >= 0 && r.attr_idx != c->event)
 			continue;
-		if (pmf_sample_core(f, &r, &s, &present)) {
+		if (pm_columns_core(c, &r, &s, &present)) {
 			c->skipped++;
 			continue;
 		}

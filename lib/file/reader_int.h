@@ -21,10 +21,9 @@ struct pmf_evsel {
 	char *name;     /* named by the file: EVENT_DESC / EVENT_UPDATE */
 	char *autoname; /* built from the attr as perf does (no tracepoints) */
 	char *pmuname;  /* a dynamic type named by PMU_MAPPINGS: pmu/config=../ */
-	/* time stamp position: in samples, byte offset after the header (or -1);
-	 * in non-sample records, u64 slots back from the end (or 0 = none) */
-	int time_off_sample;
-	int time_slots_trailer;
+	/* where the id and the time stamp lie (from the attr alone: known
+	 * when the layout is not) */
+	struct pm__plan_pos pos;
 };
 
 /* A feature section as recorded. */
@@ -385,16 +384,15 @@ static inline void pmf_classify(const pm_file *f, struct pmf_rec *r)
 	if (r->type >= PM_RECORD_USER_TYPE_START || !f->nr_ev)
 		return;
 	if (f->nr_ev > 1 && f->ev[0].layout) {
-		const pm_sample_layout *l = f->ev[0].layout;
 		int64_t pos = -1;
 
 		if (r->type == PM_RECORD_SAMPLE) {
-			int ip = l->id_pos;
+			int ip = f->ev[0].pos.id_pos;
 
 			if (ip >= 0)
 				pos = 8 + 8 * (int64_t)ip;
 		} else if (f->ev[0].attr.flags & PM_ATTR_SAMPLE_ID_ALL) {
-			int is = l->is_pos;
+			int is = f->ev[0].pos.is_pos;
 
 			if (is > 0)
 				pos = (int64_t)r->size - 8 * (int64_t)is;
@@ -408,10 +406,10 @@ static inline void pmf_classify(const pm_file *f, struct pmf_rec *r)
 	r->attr_idx = idx < 0 ? -1 : idx;
 	e = &f->ev[idx < 0 ? 0 : idx];
 	if (r->type == PM_RECORD_SAMPLE) {
-		if (e->time_off_sample >= 0 && (uint64_t)e->time_off_sample + 8 <= r->size)
-			r->time = pm__ld64(r->data + e->time_off_sample, f->be);
-	} else if (e->time_slots_trailer) {
-		uint64_t back = 8u * (unsigned)e->time_slots_trailer;
+		if (e->pos.time_off >= 0 && (uint64_t)e->pos.time_off + 8 <= r->size)
+			r->time = pm__ld64(r->data + e->pos.time_off, f->be);
+	} else if (e->pos.time_slots) {
+		uint64_t back = 8u * (unsigned)e->pos.time_slots;
 
 		if (r->size >= 8 + back)
 			r->time = pm__ld64(r->data + r->size - back, f->be);

@@ -107,22 +107,6 @@ int pmf_add_id(pm_file *f, size_t idx, uint64_t id)
 /* ------------------------------------------------------------------ */
 /* attrs */
 
-static void pmf_evsel_positions(struct pmf_evsel *e)
-{
-	uint64_t st = e->attr.sample_type;
-	int n = 0;
-
-	e->time_off_sample = -1;
-	if (st & PM_SAMPLE_TIME) {
-		n += !!(st & PM_SAMPLE_IDENTIFIER) + !!(st & PM_SAMPLE_IP) + !!(st & PM_SAMPLE_TID);
-		e->time_off_sample = 8 + 8 * n;
-	}
-	e->time_slots_trailer = 0;
-	if ((e->attr.flags & PM_ATTR_SAMPLE_ID_ALL) && (st & PM_SAMPLE_TIME))
-		e->time_slots_trailer = 1 + !!(st & PM_SAMPLE_ID) + !!(st & PM_SAMPLE_STREAM_ID) +
-					!!(st & PM_SAMPLE_CPU) + !!(st & PM_SAMPLE_IDENTIFIER);
-}
-
 /*
  * The name perf builds from an attr alone, for files that name none of
  * their events (old perf, simpleperf, pipe streams without EVENT_UPDATE).
@@ -209,7 +193,7 @@ int pmf_add_evsel(pm_file *f, const struct pm_attr *attr, const uint8_t *ids, si
 		if (!e->layout_err)
 			return -ENOMEM;
 	}
-	pmf_evsel_positions(e);
+	pm__plan_positions(attr, &e->pos);
 	pmf_auto_name(e);
 	f->nr_ev++;
 	for (size_t i = 0; i < nr_ids; i++) {

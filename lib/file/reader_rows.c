@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "internal/source_int.h"
 #include "reader_int.h"
 
 int pm_file_sample(const pm_file *f, const struct pm_file_record *rec, struct pm_sample *out)
@@ -52,19 +53,77 @@ int pmf_sample_core_slow(const pm_file *f, const struct pmf_rec *r, struct pm__s
 	rc = pm_file_sample(f, &rec, &s);
 	if (rc < 0)
 		return rc;
-	o->id = s.id;
-	o->ip = s.ip;
-	o->time = s.time;
-	o->addr = s.addr;
-	o->period = s.period;
-	o->pid = s.pid;
-	o->tid = s.tid;
-	o->cpu = s.cpu;
-	o->callchain_nr = (s.present & PM_SAMPLE_CALLCHAIN) ? s.callchain.nr : 0;
-	o->raw = (s.present & PM_SAMPLE_RAW) ? s.raw.data : NULL;
-	o->raw_size = (s.present & PM_SAMPLE_RAW) ? s.raw.size : 0;
-	*present = s.present;
+	pm__score_from_sample(&s, o, present);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the file as a source of samples for the bulk readers (source_int.h) */
+
+static int pmf_source_next(void *impl, struct pm__srec *o)
+{
+	pm_file *f = impl;
+	struct pmf_rec r;
+	int rc;
+
+	do {
+		rc = pmf_next_inl(f, &r);
+		if (rc <= 0)
+			return rc;
+	} while (r.type != PM_RECORD_SAMPLE);
+	o->data = r.data;
+	o->plan = r.attr_idx >= 0 && (size_t)r.attr_idx < f->nr_ev ? f->ev[r.attr_idx].layout : NULL;
+	o->offset = r.offset;
+	o->size = r.size;
+	o->attr_idx = r.attr_idx;
+	o->misc = r.misc;
+	o->from_comp = r.from_comp;
+	return 1;
+}
+
+static size_t pmf_source_nr_attrs(const void *impl)
+{
+	return ((const pm_file *)impl)->nr_ev;
+}
+
+static const struct pm_attr *pmf_source_attr(const void *impl, size_t idx)
+{
+	return pm_file_attr(impl, idx);
+}
+
+static const pm_sample_layout *pmf_source_plan(const void *impl, size_t idx)
+{
+	const pm_file *f = impl;
+
+	return idx < f->nr_ev ? f->ev[idx].layout : NULL;
+}
+
+static int pmf_source_sample(const void *impl, const struct pm__srec *r, struct pm_sample *out)
+{
+	struct pm_file_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.sz = sizeof(rec);
+	rec.type = PM_RECORD_SAMPLE;
+	rec.misc = r->misc;
+	rec.size = r->size;
+	rec.attr_idx = r->attr_idx;
+	rec.data = r->data;
+	rec.offset = r->offset;
+	rec.from_compressed = r->from_comp;
+	rec.big_endian = ((const pm_file *)impl)->be;
+	return pm_file_sample(impl, &rec, out);
+}
+
+void pm__source_file(struct pm__source *s, pm_file *f)
+{
+	s->impl = f;
+	s->be = f->be;
+	s->next = pmf_source_next;
+	s->nr_attrs = pmf_source_nr_attrs;
+	s->attr = pmf_source_attr;
+	s->plan = pmf_source_plan;
+	s->sample = pmf_source_sample;
 }
 
 /* rows are stored whole; no padding bytes may leak */

@@ -19,32 +19,34 @@ static uint32_t pm_popcount64(uint64_t v)
 	return n;
 }
 
-static int calc_id_pos(uint64_t st)
+void pm__plan_positions(const struct pm_attr *attr, struct pm__plan_pos *pos)
 {
-	int idx = 0;
+	uint64_t st = attr->sample_type;
 
+	/* SAMPLE: IDENTIFIER first, else ID after IP, TID, TIME, ADDR */
 	if (st & PM_SAMPLE_IDENTIFIER)
-		return 0;
-	if (!(st & PM_SAMPLE_ID))
-		return -1;
-	idx += !!(st & PM_SAMPLE_IP);
-	idx += !!(st & PM_SAMPLE_TID);
-	idx += !!(st & PM_SAMPLE_TIME);
-	idx += !!(st & PM_SAMPLE_ADDR);
-	return idx;
-}
-
-static int calc_is_pos(uint64_t st)
-{
-	int idx = 1;
-
+		pos->id_pos = 0;
+	else if (st & PM_SAMPLE_ID)
+		pos->id_pos = !!(st & PM_SAMPLE_IP) + !!(st & PM_SAMPLE_TID) +
+			      !!(st & PM_SAMPLE_TIME) + !!(st & PM_SAMPLE_ADDR);
+	else
+		pos->id_pos = -1;
+	/* trailer (written in the order TID TIME ID STREAM_ID CPU IDENTIFIER):
+	 * IDENTIFIER last, else ID before STREAM_ID and CPU */
 	if (st & PM_SAMPLE_IDENTIFIER)
-		return 1;
-	if (!(st & PM_SAMPLE_ID))
-		return -1;
-	idx += !!(st & PM_SAMPLE_CPU);
-	idx += !!(st & PM_SAMPLE_STREAM_ID);
-	return idx;
+		pos->is_pos = 1;
+	else if (st & PM_SAMPLE_ID)
+		pos->is_pos = 1 + !!(st & PM_SAMPLE_CPU) + !!(st & PM_SAMPLE_STREAM_ID);
+	else
+		pos->is_pos = -1;
+	pos->time_off = -1;
+	if (st & PM_SAMPLE_TIME)
+		pos->time_off = 8 + 8 * (!!(st & PM_SAMPLE_IDENTIFIER) + !!(st & PM_SAMPLE_IP) +
+					 !!(st & PM_SAMPLE_TID));
+	pos->time_slots = 0;
+	if ((attr->flags & PM_ATTR_SAMPLE_ID_ALL) && (st & PM_SAMPLE_TIME))
+		pos->time_slots = 1 + !!(st & PM_SAMPLE_ID) + !!(st & PM_SAMPLE_STREAM_ID) +
+				  !!(st & PM_SAMPLE_CPU) + !!(st & PM_SAMPLE_IDENTIFIER);
 }
 
 int pm_sample_layout_new(pm_sample_layout **out, const struct pm_attr *attr)
@@ -63,6 +65,7 @@ int pm_sample_layout_new(pm_sample_layout **out, const struct pm_attr *attr)
 		{ PM_SAMPLE_CPU, PM__SLOT_PAIR32, PM__DST_CPU },
 		{ PM_SAMPLE_PERIOD, PM__SLOT_U64, PM__DST_PERIOD },
 	};
+	struct pm__plan_pos pos;
 	pm_sample_layout *l;
 	uint64_t st, rf;
 	uint32_t off = 8, fixed;
@@ -88,8 +91,9 @@ int pm_sample_layout_new(pm_sample_layout **out, const struct pm_attr *attr)
 	l->attr = *attr;
 	l->sample_type = st;
 	l->read_format = rf;
-	l->id_pos = calc_id_pos(st);
-	l->is_pos = calc_is_pos(st);
+	pm__plan_positions(attr, &pos);
+	l->id_pos = pos.id_pos;
+	l->is_pos = pos.is_pos;
 	for (size_t i = 0; i < PM_ARRAY_SIZE(prefix); i++) {
 		if (!(st & prefix[i].bit))
 			continue;
