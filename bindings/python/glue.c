@@ -1050,10 +1050,6 @@ enum { S_TIME, S_PID, S_TID, S_CPU, S_IP, S_PERIOD, S_ADDR, S_EVENT, S_NCOLS };
 
 struct pmpy_session {
 	pm_evlist *el;
-	pm_sample_layout **layouts;
-	uint64_t **ids;		/* per event: its kernel ids */
-	long *nids;
-	size_t nev;
 	/* gathered samples, column-wise */
 	uint64_t *col[S_NCOLS];
 	size_t n, cap;
@@ -1078,21 +1074,6 @@ static int pmpy_session_grow(pmpy_session *s)
 	return 0;
 }
 
-static int pmpy_session_event_of(pmpy_session *s, const void *rec, size_t size)
-{
-	uint64_t id;
-
-	if (s->nev == 1)
-		return 0;
-	if (pm_record_peek_id(s->layouts[0], rec, size, PMPY_HOST_BE, &id))
-		return -1;
-	for (size_t e = 0; e < s->nev; e++)
-		for (long k = 0; k < s->nids[e]; k++)
-			if (s->ids[e][k] == id)
-				return (int)e;
-	return -1;
-}
-
 static int pmpy_session_record(const void *rec, size_t size, void *user)
 {
 	pmpy_session *s = user;
@@ -1112,8 +1093,10 @@ static int pmpy_session_record(const void *rec, size_t size, void *user)
 	}
 	if (h.type != PM_RECORD_SAMPLE)
 		return 0;
-	ev = pmpy_session_event_of(s, rec, size);
-	if (ev < 0 || pm_sample_parse(&smp, s->layouts[ev], rec, size, PMPY_HOST_BE, NULL)) {
+	/* the library matches the record to its event and parses it with the
+	 * layout of the attr as opened */
+	ev = pm_evlist_event_of(s->el, rec, size);
+	if (ev < 0 || pm_evlist_sample(s->el, rec, size, &smp)) {
 		s->skipped++;
 		return 0;
 	}
@@ -1136,13 +1119,6 @@ void pmpy_session_close(pmpy_session *s)
 	if (!s)
 		return;
 	pm_evlist_free(s->el);
-	for (size_t e = 0; e < s->nev; e++) {
-		pm_sample_layout_free(s->layouts[e]);
-		free(s->ids[e]);
-	}
-	free(s->layouts);
-	free(s->ids);
-	free(s->nids);
 	for (int i = 0; i < S_NCOLS; i++)
 		free(s->col[i]);
 	free(s->recs.p);
@@ -1327,34 +1303,6 @@ pmpy_session *pmpy_session_new(PyObject *events, long long period, long long fre
 	if (err) {
 		pmpy_raise(err, "opening events");
 		goto fail;
-	}
-	s->nev = pm_evlist_count(s->el);
-	s->layouts = calloc(s->nev, sizeof(*s->layouts));
-	s->ids = calloc(s->nev, sizeof(*s->ids));
-	s->nids = calloc(s->nev, sizeof(*s->nids));
-	if (!s->layouts || !s->ids || !s->nids) {
-		PyErr_NoMemory();
-		goto fail;
-	}
-	for (size_t e = 0; e < s->nev; e++) {
-		struct pm_attr a;
-		long n;
-
-		pm_evlist_attr(s->el, e, &a);
-		err = pm_sample_layout_new(&s->layouts[e], &a);
-		if (err) {
-			pmpy_raise(err, "sample layout");
-			goto fail;
-		}
-		n = pm_evlist_ids(s->el, e, NULL, 0);
-		if (n > 0) {
-			s->ids[e] = calloc((size_t)n, sizeof(uint64_t));
-			if (!s->ids[e]) {
-				PyErr_NoMemory();
-				goto fail;
-			}
-			s->nids[e] = pm_evlist_ids(s->el, e, s->ids[e], (size_t)n);
-		}
 	}
 	err = pm_evlist_start(s->el);
 	if (err) {
