@@ -62,79 +62,102 @@ static void o_ch(char c)
 
 static void o_pad(int n)
 {
-	while (n-- > 0)
-		o_ch(' ');
+	if (n <= 0)
+		return;
+	if ((size_t)n > sizeof(ob) / 2) {
+		while (n-- > 0)
+			o_ch(' ');
+		return;
+	}
+	o_room((size_t)n);
+	memset(ob + obn, ' ', (size_t)n);
+	obn += (size_t)n;
 }
 
-/* right-aligned decimal in width w (left-aligned if w < 0) */
+static const char dig2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* The decimal digits of v at the end of t[24]; returns where they start. */
+static char *dec_digits(char t[24], uint64_t v)
+{
+	char *e = t + 24;
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		e -= 2;
+		memcpy(e, dig2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		e -= 2;
+		memcpy(e, dig2 + 2 * v, 2);
+	} else {
+		*--e = (char)('0' + v);
+	}
+	return e;
+}
+
+/* right-aligned decimal in width w */
 static void o_dec(uint64_t v, int w)
 {
-	char t[24];
-	int n = 0;
+	char t[24], *d = dec_digits(t, v);
+	int n = (int)(t + 24 - d);
 
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	if (w > n)
 		o_pad(w - n);
 	o_room((size_t)n);
-	while (n)
-		ob[obn++] = t[--n];
-	if (w < 0 && -w > (int)sizeof(t))
-		return;
+	memcpy(ob + obn, d, (size_t)n);
+	obn += (size_t)n;
 }
 
 static void o_dec_left(uint64_t v, int w)
 {
-	char t[24];
-	int n = 0, k;
+	char t[24], *d = dec_digits(t, v);
+	int n = (int)(t + 24 - d);
 
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	k = n;
 	o_room((size_t)n);
-	while (n)
-		ob[obn++] = t[--n];
-	o_pad(w - k);
+	memcpy(ob + obn, d, (size_t)n);
+	obn += (size_t)n;
+	o_pad(w - n);
 }
 
 static void o_hex(uint64_t v, int w)
 {
 	static const char hx[] = "0123456789abcdef";
-	char t[16];
-	int n = 0;
+	char t[16], *e = t + 16;
+	int n;
 
 	do {
-		t[n++] = hx[v & 15];
+		*--e = hx[v & 15];
 		v >>= 4;
 	} while (v);
+	n = (int)(t + 16 - e);
 	if (w > n)
 		o_pad(w - n);
 	o_room((size_t)n);
-	while (n)
-		ob[obn++] = t[--n];
+	memcpy(ob + obn, e, (size_t)n);
+	obn += (size_t)n;
 }
 
 static void o_time(uint64_t t, bool ns)
 {
+	uint64_t r = t % 1000000000ULL;
+	char b[10];
+
 	o_dec(t / 1000000000ULL, 5);
 	o_ch('.');
 	if (ns) {
-		uint64_t r = t % 1000000000ULL;
-		char b[10];
-
-		for (int i = 8; i >= 0; i--, r /= 10)
-			b[i] = (char)('0' + r % 10);
+		for (int i = 8; i >= 1; i -= 2, r /= 100)
+			memcpy(b + i - 1, dig2 + 2 * (r % 100), 2);
+		b[0] = (char)('0' + r);
 		o_mem(b, 9);
 	} else {
-		uint64_t r = (t % 1000000000ULL) / 1000;
-		char b[6];
-
-		for (int i = 5; i >= 0; i--, r /= 10)
-			b[i] = (char)('0' + r % 10);
+		r /= 1000;
+		for (int i = 5; i >= 1; i -= 2, r /= 100)
+			memcpy(b + i - 1, dig2 + 2 * (r % 100), 2);
 		o_mem(b, 6);
 	}
 }
@@ -340,15 +363,9 @@ static bool sym_lookup(struct script *s, uint32_t pid, uint64_t addr, int cpumod
 #endif
 }
 
-/* " sym+0xoff (dso)" as perf prints it */
-static void o_symbol(struct script *s, uint32_t pid, uint64_t addr, int cpumode, unsigned fl)
+/* " sym+0xoff (dso)" as perf prints it, of a lookup already made */
+static void o_symbol_of(unsigned fl, bool found, const char *name, uint64_t off, const char *dso)
 {
-	const char *name = "[unknown]", *dso = "[unknown]";
-	uint64_t off = 0;
-	bool found = false;
-
-	if (fl & (F_SYM | F_DSO))
-		found = sym_lookup(s, pid, addr, cpumode, &name, &off, &dso);
 	if (fl & F_SYM) {
 		o_ch(' ');
 		o_str(name);
@@ -362,6 +379,17 @@ static void o_symbol(struct script *s, uint32_t pid, uint64_t addr, int cpumode,
 		o_str(dso);
 		o_ch(')');
 	}
+}
+
+static void o_symbol(struct script *s, uint32_t pid, uint64_t addr, int cpumode, unsigned fl)
+{
+	const char *name = "[unknown]", *dso = "[unknown]";
+	uint64_t off = 0;
+	bool found = false;
+
+	if (fl & (F_SYM | F_DSO))
+		found = sym_lookup(s, pid, addr, cpumode, &name, &off, &dso);
+	o_symbol_of(fl, found, name, off, dso);
 }
 
 /* ------------------------------------------------------------------ */
@@ -623,19 +651,22 @@ static void sample_text(struct script *s, const struct pm_file_record *rec, cons
 						mode = PM_RECORD_MISC_USER;
 					continue;
 				}
-				/* perf prints user entries of a chain module-relative */
+				/* perf prints user entries of a chain module-relative;
+				 * one lookup gives both the address shown and the name */
 				{
-					const char *nm, *dso;
-					uint64_t off, shown = ip;
+					const char *nm = "[unknown]", *dso = "[unknown]";
+					uint64_t off = 0, shown = ip;
+					bool found = false;
 
 					last_user_map = false;
-					if ((fl & (F_SYM | F_DSO)) &&
-					    sym_lookup(s, sm->pid, ip, mode, &nm, &off, &dso) && last_user_map)
+					if (fl & (F_SYM | F_DSO))
+						found = sym_lookup(s, sm->pid, ip, mode, &nm, &off, &dso);
+					if (found && last_user_map)
 						shown = last_dso_addr;
 					o_ch('\t');
 					o_hex(shown, 16);
+					o_symbol_of(fl, found, nm, off, dso);
 				}
-				o_symbol(s, sm->pid, ip, mode, fl);
 				o_ch('\n');
 			}
 		} else if (p & PM_SAMPLE_IP) {
@@ -1216,7 +1247,8 @@ int cmd_script(int argc, char **argv)
 			}
 		}
 #ifdef PM_HAVE_LIBELF
-		sym_record(&s, &rec);
+		if (!is_sample) /* the symbolizer learns nothing from a sample */
+			sym_record(&s, &rec);
 #endif
 		if (is_sample && rec.attr_idx < 0) {
 			/* an id no attr owns: its layout is unknown */

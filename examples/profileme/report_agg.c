@@ -10,27 +10,75 @@ static uint64_t rep_mix(uint64_t h, uint64_t v)
 	return h;
 }
 
-static uint64_t rep_strhash(uint64_t h, const char *s)
+static size_t rep_hash_ptr(const void *p)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(h >> 32);
+}
+
+static uint64_t rep_strhash_of(const char *s)
 {
 	uint64_t x = 1469598103934665603ull;
 
 	while (*s)
 		x = (x ^ (unsigned char)*s++) * 1099511628211ull;
-	return rep_mix(h, x);
+	return x;
 }
 
-static uint64_t rep_key_hash(unsigned k, const struct rep_sample *s)
+/* The hash of a string's bytes, remembered by its address: the names a
+ * sample carries are borrowed from the symbolizer or interned, so one
+ * address keeps its text until the report ends (rep_agg.h), and a row's
+ * key is hashed from integers after the first sample of each name.  Equal
+ * texts at different addresses still hash alike (the bytes are hashed). */
+static uint64_t rep_strhash_memo(struct rep_agg *a, const char *s)
 {
+	size_t j;
+
+	if (!a->memo_cap || (a->memo_n + 1) * 2 > a->memo_cap) {
+		size_t ncap = a->memo_cap ? a->memo_cap * 2 : 1024;
+		struct rep_strmemo *t = calloc(ncap, sizeof(*t));
+
+		if (!t)
+			return rep_strhash_of(s); /* no memo: the same value, computed */
+		for (size_t i = 0; i < a->memo_cap; i++) {
+			if (!a->memo[i].p)
+				continue;
+			for (j = rep_hash_ptr(a->memo[i].p) & (ncap - 1); t[j].p; j = (j + 1) & (ncap - 1))
+				;
+			t[j] = a->memo[i];
+		}
+		free(a->memo);
+		a->memo = t;
+		a->memo_cap = ncap;
+	}
+	for (j = rep_hash_ptr(s) & (a->memo_cap - 1); a->memo[j].p; j = (j + 1) & (a->memo_cap - 1))
+		if (a->memo[j].p == s)
+			return a->memo[j].h;
+	a->memo[j].p = s;
+	a->memo[j].h = rep_strhash_of(s);
+	a->memo_n++;
+	return a->memo[j].h;
+}
+
+static uint64_t rep_strhash(struct rep_agg *a, uint64_t h, const char *s)
+{
+	return rep_mix(h, a->no_memo ? rep_strhash_of(s) : rep_strhash_memo(a, s));
+}
+
+static uint64_t rep_key_hash(struct rep_agg *a, const struct rep_sample *s)
+{
+	unsigned k = a->keys;
 	uint64_t h = (uint64_t)(s->event_idx + 1);
 
 	if (k & (REP_K_SYM | REP_K_PC | REP_K_DSO))
-		h = rep_strhash(h, s->dso);
+		h = rep_strhash(a, h, s->dso);
 	if (k & REP_K_SYM)
-		h = rep_strhash(h, s->sym);
+		h = rep_strhash(a, h, s->sym);
 	if (k & REP_K_PC)
 		h = rep_mix(h, s->dso_addr);
 	if (k & REP_K_COMM)
-		h = rep_strhash(h, s->comm);
+		h = rep_strhash(a, h, s->comm);
 	if (k & REP_K_PID)
 		h = rep_mix(h, s->pid);
 	return h;
@@ -67,6 +115,9 @@ int rep_agg_init(struct rep_agg *a, unsigned keys, size_t nr_events)
 	a->ev_skid_undef = calloc(a->nr_events, sizeof(uint64_t));
 	a->tab_cap = 1024;
 	a->tab = calloc(a->tab_cap, sizeof(size_t));
+	/* PROFILEME_REPORT_NO_MEMO=1: hash every name's bytes per sample (the
+	 * general path the memo must agree with; tests/cli compare both). */
+	a->no_memo = getenv("PROFILEME_REPORT_NO_MEMO") != NULL;
 	return a->ev_samples && a->ev_period && a->ev_pm && a->ev_ibs && a->ev_inexact &&
 			       a->ev_ip_differs && a->ev_skid_undef && a->tab ?
 		       0 :
@@ -91,7 +142,7 @@ static int rep_grow(struct rep_agg *a)
 		s.comm = a->e[i].comm;
 		s.pid = a->e[i].pid;
 		s.dso_addr = a->e[i].pc;
-		for (j = rep_key_hash(a->keys, &s) & (ncap - 1); t[j]; j = (j + 1) & (ncap - 1))
+		for (j = rep_key_hash(a, &s) & (ncap - 1); t[j]; j = (j + 1) & (ncap - 1))
 			;
 		t[j] = i + 1;
 	}
@@ -244,7 +295,7 @@ int rep_agg_add(struct rep_agg *a, const struct rep_sample *s_in)
 		s = &moved;
 	}
 
-	for (j = rep_key_hash(a->keys, s) & (a->tab_cap - 1); a->tab[j]; j = (j + 1) & (a->tab_cap - 1))
+	for (j = rep_key_hash(a, s) & (a->tab_cap - 1); a->tab[j]; j = (j + 1) & (a->tab_cap - 1))
 		if (rep_key_eq(a->keys, &a->e[a->tab[j] - 1], s)) {
 			e = &a->e[a->tab[j] - 1];
 			break;
@@ -398,6 +449,7 @@ void rep_agg_free(struct rep_agg *a)
 	}
 	free(a->e);
 	free(a->tab);
+	free(a->memo);
 	free(a->ev_samples);
 	free(a->ev_period);
 	free(a->ev_pm);

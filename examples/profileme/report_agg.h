@@ -56,6 +56,15 @@ struct rep_entry {
 	struct rep_ibs_agg *ibs; /* IBS rows only */
 };
 
+/* A name's address and the hash of its bytes (rep_agg.memo). */
+struct rep_strmemo {
+	const char *p;
+	uint64_t h;
+};
+
+/* The names of the samples added (sym, dso, comm) must stay valid and
+ * unchanged until rep_agg_free(): rows keep them, and their hashes are
+ * remembered by address. */
 struct rep_agg {
 	unsigned keys;               /* REP_K_* */
 	struct rep_entry *e;
@@ -66,6 +75,9 @@ struct rep_agg {
 	uint64_t *ev_inexact, *ev_ip_differs, *ev_skid_undef;
 	uint64_t skid_hist[8];       /* per report: 0, 1-4, 5-16, 17-64, 65-256, 257-4K, 4K-64K, more */
 	size_t nr_events;
+	struct rep_strmemo *memo;    /* open addressing by address */
+	size_t memo_n, memo_cap;
+	bool no_memo;                /* PROFILEME_REPORT_NO_MEMO: hash the bytes every time */
 };
 
 int rep_agg_init(struct rep_agg *a, unsigned keys, size_t nr_events);

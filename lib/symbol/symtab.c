@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /* Sorted symbol tables: build once, binary-search many times. */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "symbol/sym_internal.h"
@@ -62,6 +63,35 @@ static int rawcmp(const void *a, const void *b)
 	return 0;
 }
 
+/* kallsyms lists the kernel by address, with aliases at one address in no
+ * particular order: an insertion sort puts such input in order in about n
+ * steps.  rawcmp is a total order (seq is unique), so the result is the
+ * array qsort gives.  False when the input is far from sorted (more than
+ * 4n element moves so far): the array is then still a permutation of the
+ * input, to be sorted by qsort. */
+static bool sort_nearly_sorted(struct pm__rawsym *v, size_t n)
+{
+	size_t budget = 4 * n + 64, moves = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		struct pm__rawsym x;
+		size_t j = i;
+
+		if (rawcmp(&v[i - 1], &v[i]) < 0)
+			continue;
+		if (moves > budget)
+			return false;
+		x = v[i];
+		while (j > 0 && rawcmp(&v[j - 1], &x) > 0) {
+			v[j] = v[j - 1];
+			j--;
+			moves++;
+		}
+		v[j] = x;
+	}
+	return true;
+}
+
 /*
  * Sort, keep one symbol per address, give zero-sized symbols the room up to
  * the next symbol (bounded by their section), and the last zero-sized one
@@ -76,7 +106,8 @@ int pm__symtab_build(struct pm__symtab *t, struct pm__rawvec *rv, uint64_t last_
 	t->n = 0;
 	t->lo = t->hi = 0;
 	if (rv->n) {
-		qsort(rv->v, rv->n, sizeof(rv->v[0]), rawcmp);
+		if (!sort_nearly_sorted(rv->v, rv->n))
+			qsort(rv->v, rv->n, sizeof(rv->v[0]), rawcmp);
 
 		t->v = pm__calloc(rv->n, sizeof(*t->v));
 		if (!t->v) {

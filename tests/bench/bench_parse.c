@@ -1,40 +1,88 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /* Parse every sample of a perf.data file through the C API, no output.
- * usage: bench_parse FILE [rows|next|raw]
+ * usage: bench_parse FILE [rows|next|raw|rawnext]
  *   rows (default): pm_file_read_samples, time-sorted like perf script
- *   next: pm_file_next + pm_file_sample, time-sorted
- *   raw: pm_file_read_samples in file order (no sorting) */
+ *   next: pm_file_next + pm_file_sample, time-sorted, each sample made into
+ *         the row pm_file_read_samples gives (the general path)
+ *   raw / rawnext: the same two in file order (pm_file_opts.raw_order)
+ * Prints the number of samples and a checksum over every field of every row
+ * in order: rows and next (raw and rawnext) must print the same
+ * (tests/cli/test_fastpaths.sh); errors end the reading in both. */
 #include <stdio.h>
 #include <string.h>
 
 #include <profileme/profileme.h>
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ULL + (h >> 29);
+}
+
+static uint64_t row_sum(uint64_t h, const struct pm_sample_row *r)
+{
+	h = mix(h, r->time);
+	h = mix(h, r->ip);
+	h = mix(h, r->addr);
+	h = mix(h, r->period);
+	h = mix(h, r->id);
+	h = mix(h, r->raw_offset);
+	h = mix(h, (uint64_t)r->pid << 32 | r->tid);
+	h = mix(h, (uint64_t)r->cpu << 32 | (uint32_t)r->event_idx);
+	return mix(h, (uint64_t)r->raw_size << 16 | r->misc);
+}
+
 int main(int argc, char **argv)
 {
+	const char *mode = argc > 2 ? argv[2] : "rows";
 	pm_file *f;
 	uint64_t n = 0, sum = 0;
 	int rc;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench_parse FILE [rows|next|raw]\n");
+		fprintf(stderr, "usage: bench_parse FILE [rows|next|raw|rawnext]\n");
 		return 2;
 	}
 	struct pm_file_opts o = { .sz = sizeof(o) };
 
-	o.raw_order = argc > 2 && !strcmp(argv[2], "raw");
+	o.raw_order = !strncmp(mode, "raw", 3);
 	rc = pm_file_open(&f, argv[1], &o);
 	if (rc < 0) {
 		fprintf(stderr, "bench_parse: %s\n", pm_errmsg());
 		return 1;
 	}
-	if (argc > 2 && !strcmp(argv[2], "next")) {
+	if (!strcmp(mode, "next") || !strcmp(mode, "rawnext")) {
 		struct pm_file_record rec = { .sz = sizeof(rec) };
 		struct pm_sample s = { .sz = sizeof(s) };
 
 		while ((rc = pm_file_next(f, &rec)) > 0) {
-			if (rec.type != PM_RECORD_SAMPLE || pm_file_sample(f, &rec, &s) < 0)
+			struct pm_sample_row r;
+			uint64_t p;
+
+			if (rec.type != PM_RECORD_SAMPLE || rec.attr_idx < 0)
 				continue;
-			sum += s.ip + s.time + s.period + s.tid;
+			rc = pm_file_sample(f, &rec, &s);
+			if (rc < 0)
+				break;
+			p = s.present;
+			memset(&r, 0, sizeof(r));
+			r.time = (p & PM_SAMPLE_TIME) ? s.time : PM_FILE_NO_TIME;
+			r.ip = s.ip;
+			r.addr = s.addr;
+			r.period = s.period;
+			r.id = s.id;
+			r.raw_offset = UINT64_MAX;
+			r.pid = (p & PM_SAMPLE_TID) ? s.pid : UINT32_MAX;
+			r.tid = (p & PM_SAMPLE_TID) ? s.tid : UINT32_MAX;
+			r.cpu = (p & PM_SAMPLE_CPU) ? s.cpu : UINT32_MAX;
+			r.event_idx = rec.attr_idx;
+			r.misc = s.misc;
+			if (p & PM_SAMPLE_RAW) {
+				r.raw_size = s.raw.size;
+				if (!rec.from_compressed && s.raw.data)
+					r.raw_offset = rec.offset + (uint64_t)((const uint8_t *)s.raw.data -
+									   (const uint8_t *)rec.data);
+			}
+			sum = row_sum(sum, &r);
 			n++;
 		}
 	} else {
@@ -44,7 +92,7 @@ int main(int argc, char **argv)
 		do {
 			rc = pm_file_read_samples(f, rows, 4096, &k);
 			for (size_t i = 0; i < k; i++)
-				sum += rows[i].ip + rows[i].time + rows[i].period + rows[i].tid;
+				sum = row_sum(sum, &rows[i]);
 			n += k;
 		} while (rc > 0);
 	}

@@ -764,6 +764,80 @@ START_TEST(test_kallsyms_fixture)
 }
 END_TEST
 
+/* kallsyms read in blocks and put in order by insertion (kallsyms.c,
+ * symtab.c): lines in every form the reader takes, a name longer than a
+ * block, a last line without newline, aliases out of order, and the same
+ * symbols in reverse order (the sort's general path): each lookup gives
+ * the symbol the generator placed there. */
+static void write_ksyms(const char *path, int reverse, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	const uint64_t base = 0xffffffff81000000ULL;
+
+	ck_assert_ptr_nonnull(f);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = reverse ? n - 1 - k : k;
+		uint64_t a = base + i * 0x40;
+
+		/* an alias first at every 7th address: the T one (higher prio) wins */
+		if (i % 7 == 0)
+			fprintf(f, "%016llx t alias_%zu\n", (unsigned long long)a, i);
+		if (i % 5 == 1)
+			fprintf(f, "%016llX T f_%zu\n", (unsigned long long)a, i); /* upper-case hex */
+		else if (i % 5 == 2)
+			fprintf(f, "%llx T f_%zu\n", (unsigned long long)a, i); /* no leading zeros */
+		else if (i % 5 == 3)
+			fprintf(f, "%llx T f_%zu\t[mod%zu]\n", (unsigned long long)a, i, i % 3);
+		else
+			fprintf(f, "%016llx T f_%zu\n", (unsigned long long)a, i);
+		if (i % 11 == 0) /* not text, and junk lines: skipped */
+			fprintf(f, "%016llx d data_%zu\n\nffffffffffffffffff%zu T too_long\n",
+				(unsigned long long)a + 8, i, i);
+	}
+	/* a name longer than the reader's block, then a last line without newline */
+	fprintf(f, "%016llx T ", (unsigned long long)(base + n * 0x40));
+	for (int j = 0; j < 300000; j++)
+		fputc('x', f);
+	fprintf(f, "\n%016llx T last_one", (unsigned long long)(base + (n + 1) * 0x40));
+	fclose(f);
+}
+
+START_TEST(test_kallsyms_forms_and_order)
+{
+	const uint64_t base = 0xffffffff81000000ULL;
+	const size_t n = 3000;
+	char path[128];
+
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/kallsyms", tmpdir);
+	for (int reverse = 0; reverse < 2; reverse++) {
+		pm_sym *s;
+		struct pm_sym_result r;
+		char want[32];
+
+		write_ksyms(path, reverse, n);
+		s = open_sym(NULL, path, 0);
+		for (size_t i = 0; i < n; i++) {
+			r = lookup(s, 1, base + i * 0x40 + 0x10, PM_SYM_LOOKUP_KERNEL);
+			snprintf(want, sizeof(want), "f_%zu", i);
+			ck_assert_msg(!strcmp(r.name, want), "reverse %d: at %zu: %s, not %s", reverse, i,
+				      r.name, want);
+			ck_assert_uint_eq(r.sym_start, base + i * 0x40);
+			ck_assert_uint_eq(r.offset, 0x10);
+			snprintf(want, sizeof(want), "[mod%zu]", i % 3);
+			ck_assert_str_eq(r.dso, i % 5 == 3 ? want : "[kernel.kallsyms]");
+		}
+		r = lookup(s, 1, base + n * 0x40 + 1, PM_SYM_LOOKUP_KERNEL);
+		ck_assert_uint_eq(strlen(r.name), 300000);
+		r = lookup(s, 1, base + (n + 1) * 0x40 + 1, PM_SYM_LOOKUP_KERNEL);
+		ck_assert_str_eq(r.name, "last_one");
+		ck_assert_int_eq(pm_sym_find(s, NULL, "too_long", 0, NULL), 0);
+		pm_sym_free(s);
+	}
+	remove_tmpdir();
+}
+END_TEST
+
 START_TEST(test_kallsyms_restricted)
 {
 	pm_sym *s = open_sym(NULL, PM_FIXTURES "/kallsyms/kallsyms-restricted", 0);
@@ -1330,6 +1404,7 @@ static Suite *symbol_suite(void)
 	tcase_add_test(tc, test_bad_files);
 	tcase_add_test(tc, test_map_overlap);
 	tcase_add_test(tc, test_kallsyms_fixture);
+	tcase_add_test(tc, test_kallsyms_forms_and_order);
 	tcase_add_test(tc, test_kallsyms_restricted);
 	tcase_add_test(tc, test_kallsyms_real);
 	tcase_add_test(tc, test_api_contract);

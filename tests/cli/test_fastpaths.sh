@@ -1,0 +1,69 @@
+#!/bin/sh
+# The fast paths give what the general paths give (issue 18), on the bundled
+# recordings, on every input of the fuzz corpus of the file reader, and on
+# real perf recordings made here (task-clock with and without -g):
+#  - report: row keys hashed by the names' addresses (a memo) against the
+#    bytes hashed per sample (PROFILEME_REPORT_NO_MEMO=1), every sort key;
+#  - the C API's time-sorted rows (pm_file_read_samples, core fields kept at
+#    push time) against pm_file_next + pm_file_sample, and file order against
+#    file order (bench_parse rows / next / raw vs rawnext, every field summed).
+# usage: test_fastpaths.sh <profileme> <source dir>
+set -u
+PM=$1
+SRC=$2
+B=${PM_TEST_BINDIR:-.}
+TMP=${TMPDIR:-/tmp}/pm-cli-fast.$$
+mkdir -p "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+n=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+for f in "$SRC"/tests/fuzz/corpus/file/*; do
+	tail -c +2 "$f" >"$TMP/corpus-$(basename "$f").data" # byte 0 is the harness's flags
+done
+cp "$SRC"/examples/data/*.data "$TMP/" 2>/dev/null
+if command -v perf >/dev/null && [ -x "$B/bin/workload" ] &&
+   perf record -q -e task-clock -c 20000 -o "$TMP/perf-flat.data" -- "$B/bin/workload" 300 >/dev/null 2>&1 &&
+   perf record -q -g -e task-clock -c 20000 -o "$TMP/perf-g.data" -- "$B/bin/workload" 300 >/dev/null 2>&1; then
+	:
+else
+	echo "note: no perf recording made here (perf missing or not permitted); corpus and bundled files only"
+fi
+
+for d in "$TMP"/*.data; do
+	for sort in comm,dso,sym sym dso pc pid dso,comm,pid,sym,pc; do
+		for j in "" --json; do
+			"$PM" report -q -i "$d" --sort $sort $j >"$TMP/fast" 2>"$TMP/fast.err"
+			a=$?
+			PROFILEME_REPORT_NO_MEMO=1 "$PM" report -q -i "$d" --sort $sort $j >"$TMP/slow" 2>"$TMP/slow.err"
+			b=$?
+			n=$((n + 1))
+			[ $a = $b ] || fail "$(basename "$d") --sort $sort $j: exit $a, general path $b"
+			cmp -s "$TMP/fast" "$TMP/slow" || fail "$(basename "$d") --sort $sort $j: output differs"
+			cmp -s "$TMP/fast.err" "$TMP/slow.err" || fail "$(basename "$d") --sort $sort $j: stderr differs"
+		done
+	done
+done
+echo "report: $n runs compared"
+
+BP=$B/tests/bench/bench_parse
+if [ -x "$BP" ]; then
+	m=0
+	for d in "$TMP"/*.data; do
+		"$BP" "$d" rows >"$TMP/rows" 2>&1; a=$?
+		"$BP" "$d" next >"$TMP/next" 2>&1; b=$?
+		"$BP" "$d" raw >"$TMP/raw" 2>&1; c=$?
+		"$BP" "$d" rawnext >"$TMP/rawnext" 2>&1; e=$?
+		m=$((m + 1))
+		[ $a = $b ] && cmp -s "$TMP/rows" "$TMP/next" ||
+			fail "$(basename "$d"): time-sorted rows ($a: $(cat "$TMP/rows")) != next ($b: $(cat "$TMP/next"))"
+		[ $c = $e ] && cmp -s "$TMP/raw" "$TMP/rawnext" ||
+			fail "$(basename "$d"): file-order rows ($c: $(cat "$TMP/raw")) != next ($e: $(cat "$TMP/rawnext"))"
+	done
+	echo "C API rows: $m files compared"
+else
+	echo "note: $BP not built; C API rows not compared"
+fi
+[ $fails = 0 ] || { echo "$fails failures"; exit 1; }
+echo "all fast paths agree"
