@@ -9,148 +9,13 @@
 
 #include "glue.h"
 
-static PyObject *pmpy_Error;      /* profileme.Error(OSError) */
-static PyObject *pmpy_EventError; /* profileme.EventError(Error, ValueError) */
-
-/* profileme.Error subclasses by library code (PM_ERR_*), and by errno for
- * the errno values that have a builtin OSError subclass: those classes derive
- * from both profileme.Error and the builtin (FileNotFoundError, ...). */
-static PyObject *pmpy_code_exc[PM_ERR_LAST - PM_ERR_FIRST];
-static struct { int err; PyObject *exc; } pmpy_errno_exc[8];
-
-static PyObject *pmpy_new_exc(PyObject *module, const char *name, const char *doc, PyObject *b1,
-			      PyObject *b2)
-{
-	char qual[96];
-	PyObject *bases = b2 ? PyTuple_Pack(2, b1, b2) : PyTuple_Pack(1, b1), *exc;
-
-	if (!bases)
-		return NULL;
-	snprintf(qual, sizeof(qual), "profileme.%s", name);
-	exc = PyErr_NewExceptionWithDoc(qual, doc, bases, NULL);
-	Py_DECREF(bases);
-	if (!exc)
-		return NULL;
-	Py_INCREF(exc);
-	if (PyModule_AddObject(module, name, exc) < 0) {
-		Py_DECREF(exc);
-		Py_DECREF(exc);
-		return NULL;
-	}
-	return exc; /* one reference kept by this file */
-}
+/* The exception classes live in Python (profileme/_errors.py): from_code()
+ * gives the one for a library failure. */
+static PyObject *pmpy_from_code;
 
 int pmpy_init(PyObject *module)
 {
-	static const struct { int code; const char *name; int base; const char *doc; } lib[] = {
-		{ PM_ERR_FORMAT, "FormatError", 0,
-		  "The input is malformed: not a perf.data file, a bad field (PM_ERR_FORMAT)." },
-		{ PM_ERR_TRUNCATED, "TruncatedError", PM_ERR_FORMAT,
-		  "The input ends before a length it declares (PM_ERR_TRUNCATED)." },
-		{ PM_ERR_CORRUPT, "CorruptError", PM_ERR_FORMAT,
-		  "The input is internally inconsistent (PM_ERR_CORRUPT)." },
-		{ PM_ERR_UNSUPPORTED, "UnsupportedError", 0,
-		  "A feature this library or system does not have: zstd not built in, unknown "
-		  "sample_type or read_format bits, ... (PM_ERR_UNSUPPORTED)." },
-		{ PM_ERR_VERSION, "VersionError", PM_ERR_UNSUPPORTED,
-		  "A format version this library cannot read (PM_ERR_VERSION)." },
-		{ PM_ERR_NO_DECODER, "NoDecoderError", 0,
-		  "No raw decoder applies to this payload (PM_ERR_NO_DECODER)." },
-		{ PM_ERR_NOT_PROFILEME, "NotProfileMeError", PM_ERR_NO_DECODER,
-		  "A raw payload that is not a ProfileMe sample (PM_ERR_NOT_PROFILEME)." },
-		{ PM_ERR_STRUCT_SIZE, "StructSizeError", 0,
-		  "A size-versioned struct has a bad size (PM_ERR_STRUCT_SIZE): a binding bug." },
-	};
-	static const int event_codes[] = { PM_ERR_SYNTAX, PM_ERR_NO_PMU, PM_ERR_UNKNOWN_TERM,
-					   PM_ERR_RANGE, PM_ERR_PROFILEME };
-	static const struct { int err; const char *name; PyObject **builtin; } os_errs[] = {
-		{ ENOENT, "FileNotFoundError", &PyExc_FileNotFoundError },
-		{ EISDIR, "IsADirectoryError", &PyExc_IsADirectoryError },
-		{ ENOTDIR, "NotADirectoryError", &PyExc_NotADirectoryError },
-		{ EACCES, "PermissionError", &PyExc_PermissionError },
-		{ EPERM, "PermissionError", &PyExc_PermissionError },
-		{ EPIPE, "BrokenPipeError", &PyExc_BrokenPipeError },
-		{ EINTR, "InterruptedError", &PyExc_InterruptedError },
-		{ ENOMEM, NULL, NULL },
-	};
-	PyObject *bases, *byerrno;
-
-	pmpy_Error = PyErr_NewExceptionWithDoc(
-		"profileme.Error",
-		"A libprofileme failure: an OSError whose errno is the errno value or the "
-		"library's error code (profileme.ERR_*), and whose strerror is the library's message; "
-		".filename names the recording when there is one.  Subclasses by kind: FormatError, "
-		"TruncatedError, CorruptError, UnsupportedError, VersionError, NoDecoderError, "
-		"NotProfileMeError, StructSizeError, EventError; errno failures also derive from "
-		"the builtin OSError subclass (FileNotFoundError, IsADirectoryError, ...).",
-		PyExc_OSError, NULL);
-	if (!pmpy_Error)
-		return -1;
-	bases = PyTuple_Pack(2, pmpy_Error, PyExc_ValueError);
-	if (!bases)
-		return -1;
-	pmpy_EventError = PyErr_NewExceptionWithDoc(
-		"profileme.EventError",
-		"An event string that does not encode; .position is the byte offset of the problem "
-		"(PM_ERR_SYNTAX, PM_ERR_NO_PMU, PM_ERR_UNKNOWN_TERM, PM_ERR_RANGE, PM_ERR_PROFILEME).",
-		bases, NULL);
-	Py_DECREF(bases);
-	if (!pmpy_EventError)
-		return -1;
-	Py_INCREF(pmpy_Error);
-	Py_INCREF(pmpy_EventError);
-	if (PyModule_AddObject(module, "Error", pmpy_Error) < 0 ||
-	    PyModule_AddObject(module, "EventError", pmpy_EventError) < 0)
-		return -1;
-	for (size_t i = 0; i < sizeof(lib) / sizeof(lib[0]); i++) {
-		PyObject *base = pmpy_Error, *exc;
-
-		if (lib[i].base)
-			base = pmpy_code_exc[lib[i].base - PM_ERR_FIRST];
-		exc = pmpy_new_exc(module, lib[i].name, lib[i].doc, base, NULL);
-		if (!exc)
-			return -1;
-		pmpy_code_exc[lib[i].code - PM_ERR_FIRST] = exc;
-	}
-	for (size_t i = 0; i < sizeof(event_codes) / sizeof(event_codes[0]); i++)
-		pmpy_code_exc[event_codes[i] - PM_ERR_FIRST] = pmpy_EventError;
-	/* errno classes: kept in a private dict, not as module names, so that
-	 * `from profileme import *` does not shadow the builtins */
-	byerrno = PyDict_New();
-	if (!byerrno || PyModule_AddObject(module, "_errno_errors", byerrno) < 0)
-		return -1;
-	for (size_t i = 0, n = 0; i < sizeof(os_errs) / sizeof(os_errs[0]); i++) {
-		char qual[96];
-		PyObject *exc = NULL, *k;
-
-		if (!os_errs[i].name)
-			continue;
-		for (size_t j = 0; j < n; j++)
-			if (!strcmp(os_errs[i].name, os_errs[j].name))
-				exc = pmpy_errno_exc[j].exc;
-		if (!exc) {
-			bases = PyTuple_Pack(2, pmpy_Error, *os_errs[i].builtin);
-			if (!bases)
-				return -1;
-			snprintf(qual, sizeof(qual), "profileme.%s", os_errs[i].name);
-			exc = PyErr_NewException(qual, bases, NULL);
-			Py_DECREF(bases);
-			if (!exc)
-				return -1;
-		} else {
-			Py_INCREF(exc);
-		}
-		pmpy_errno_exc[n].err = os_errs[i].err;
-		pmpy_errno_exc[n].exc = exc;
-		n++;
-		k = PyLong_FromLong(os_errs[i].err);
-		if (!k || PyDict_SetItem(byerrno, k, exc) < 0) {
-			Py_XDECREF(k);
-			return -1;
-		}
-		Py_DECREF(k);
-	}
-	/* the library codes as constants: profileme.ERR_FORMAT == 4001, ... */
+	/* the library codes as constants: ERR_FORMAT == 4001, ... */
 	if (PyModule_AddIntConstant(module, "ERR_FORMAT", PM_ERR_FORMAT) ||
 	    PyModule_AddIntConstant(module, "ERR_TRUNCATED", PM_ERR_TRUNCATED) ||
 	    PyModule_AddIntConstant(module, "ERR_VERSION", PM_ERR_VERSION) ||
@@ -168,15 +33,31 @@ int pmpy_init(PyObject *module)
 	return 0;
 }
 
-/* The exception class for a (positive) library code or errno value. */
-static PyObject *pmpy_exc_class(int err)
+/* A new exception object (not raised) for a positive code and a message
+ * (a new reference, stolen), with an event position when >= 0. */
+static PyObject *pmpy_exc_make(int err, PyObject *msg, Py_ssize_t position)
 {
-	if (err > PM_ERR_FIRST && err < PM_ERR_LAST && pmpy_code_exc[err - PM_ERR_FIRST])
-		return pmpy_code_exc[err - PM_ERR_FIRST];
-	for (size_t i = 0; i < sizeof(pmpy_errno_exc) / sizeof(pmpy_errno_exc[0]); i++)
-		if (pmpy_errno_exc[i].exc && pmpy_errno_exc[i].err == err)
-			return pmpy_errno_exc[i].exc;
-	return pmpy_Error;
+	PyObject *exc;
+
+	if (!msg)
+		return NULL;
+	if (!pmpy_from_code) {
+		PyObject *mod = PyImport_ImportModule("profileme._errors");
+
+		if (mod)
+			pmpy_from_code = PyObject_GetAttrString(mod, "from_code");
+		Py_XDECREF(mod);
+		if (!pmpy_from_code) {
+			Py_DECREF(msg);
+			return NULL;
+		}
+	}
+	if (position >= 0)
+		exc = PyObject_CallFunction(pmpy_from_code, "iOn", err, msg, position);
+	else
+		exc = PyObject_CallFunction(pmpy_from_code, "iO", err, msg);
+	Py_DECREF(msg);
+	return exc;
 }
 
 /* A new exception object (not raised) for a negative library return value. */
@@ -191,9 +72,27 @@ static PyObject *pmpy_exc_new(int err, const char *what)
 	 * code's text */
 	msg = pm_error_string(-err);
 	if (msg && *msg && strcmp(msg, pm_strerror(-err)))
-		return PyObject_CallFunction(pmpy_exc_class(err), "is", err, msg);
-	return PyObject_CallFunction(pmpy_exc_class(err), "iN", err,
-				     PyUnicode_FromFormat("%s: %s", what, pm_strerror(-err)));
+		return pmpy_exc_make(err, PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace"), -1);
+	return pmpy_exc_make(err, PyUnicode_FromFormat("%s: %s", what, pm_strerror(-err)), -1);
+}
+
+/* Raise the EventError of a failed pm_event_parse(). */
+static void pmpy_raise_event(int err, const struct pm_event_error *eerr, const char *event)
+{
+	PyObject *exc = pmpy_exc_make(-err, PyUnicode_DecodeUTF8(eerr->message, (Py_ssize_t)strlen(eerr->message),
+								  "replace"), (Py_ssize_t)eerr->position);
+
+	if (exc) {
+		if (event) {
+			PyObject *ev = PyUnicode_FromString(event);
+
+			if (ev)
+				PyObject_SetAttrString(exc, "event", ev);
+			Py_XDECREF(ev);
+		}
+		PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+		Py_DECREF(exc);
+	}
 }
 
 /* Raise the profileme.Error subclass for a negative library return value. */
@@ -376,17 +275,7 @@ PyObject *pmpy_encode(const char *event, const char *sysfs)
 		pmus = NULL;
 	err = pm_event_parse(&el, pmus, event, &eerr);
 	if (err) {
-		PyObject *exc = PyObject_CallFunction(pmpy_EventError, "is", -err, eerr.message);
-
-		if (exc) {
-			PyObject *pos = PyLong_FromSize_t(eerr.position);
-
-			PyObject_SetAttrString(exc, "position", pos);
-			PyObject_SetAttrString(exc, "event", PyUnicode_FromString(event));
-			Py_XDECREF(pos);
-			PyErr_SetObject(pmpy_EventError, exc);
-			Py_DECREF(exc);
-		}
+		pmpy_raise_event(err, &eerr, event);
 		pm_pmu_list_free(pmus);
 		return NULL;
 	}
@@ -1222,16 +1111,7 @@ pmpy_session *pmpy_session_new(PyObject *events, long long period, long long fre
 		}
 		err = pm_event_parse(&list, pmus, str, &eerr);
 		if (err) {
-			PyObject *exc = PyObject_CallFunction(pmpy_EventError, "is", -err, eerr.message);
-
-			if (exc) {
-				PyObject *pos = PyLong_FromSize_t(eerr.position);
-
-				PyObject_SetAttrString(exc, "position", pos);
-				Py_XDECREF(pos);
-				PyErr_SetObject(pmpy_EventError, exc);
-				Py_DECREF(exc);
-			}
+			pmpy_raise_event(err, &eerr, NULL);
 			Py_DECREF(item);
 			goto fail;
 		}

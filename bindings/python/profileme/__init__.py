@@ -23,38 +23,17 @@ import warnings
 import numpy as np
 
 from . import _glue as _c
-from . import _glue_c as _ext
 
 # Exceptions: profileme.Error (an OSError: .errno is the errno value or the
 # library code, .strerror the library's message, .filename the recording) and
 # its subclasses by kind.  A failure with an errno that has a builtin OSError
 # subclass raises a class deriving from both profileme.Error and that builtin
 # (a missing file is a FileNotFoundError and a profileme.Error).
-Error = _ext.Error
-EventError = _ext.EventError
-FormatError = _ext.FormatError
-TruncatedError = _ext.TruncatedError
-CorruptError = _ext.CorruptError
-UnsupportedError = _ext.UnsupportedError
-VersionError = _ext.VersionError
-NoDecoderError = _ext.NoDecoderError
-NotProfileMeError = _ext.NotProfileMeError
-StructSizeError = _ext.StructSizeError
-
-# The library's error codes (include/profileme/common.h): Error.errno values.
-ERR_FORMAT = _ext.ERR_FORMAT                # 4001 FormatError
-ERR_TRUNCATED = _ext.ERR_TRUNCATED          # 4002 TruncatedError
-ERR_VERSION = _ext.ERR_VERSION              # 4003 VersionError
-ERR_SYNTAX = _ext.ERR_SYNTAX                # 4004 EventError
-ERR_NO_PMU = _ext.ERR_NO_PMU                # 4005 EventError
-ERR_UNKNOWN_TERM = _ext.ERR_UNKNOWN_TERM    # 4006 EventError
-ERR_RANGE = _ext.ERR_RANGE                  # 4007 EventError
-ERR_PROFILEME = _ext.ERR_PROFILEME          # 4008 EventError
-ERR_UNSUPPORTED = _ext.ERR_UNSUPPORTED      # 4009 UnsupportedError
-ERR_NO_DECODER = _ext.ERR_NO_DECODER        # 4010 NoDecoderError
-ERR_STRUCT_SIZE = _ext.ERR_STRUCT_SIZE      # 4011 StructSizeError
-ERR_NOT_PROFILEME = _ext.ERR_NOT_PROFILEME  # 4012 NotProfileMeError
-ERR_CORRUPT = _ext.ERR_CORRUPT              # 4013 CorruptError
+from ._errors import (  # noqa: E402  (the classes, and the library codes as constants)
+    Error, EventError, FormatError, TruncatedError, CorruptError, UnsupportedError, VersionError,
+    NoDecoderError, NotProfileMeError, StructSizeError,
+    ERR_FORMAT, ERR_TRUNCATED, ERR_VERSION, ERR_SYNTAX, ERR_NO_PMU, ERR_UNKNOWN_TERM, ERR_RANGE,
+    ERR_PROFILEME, ERR_UNSUPPORTED, ERR_NO_DECODER, ERR_STRUCT_SIZE, ERR_NOT_PROFILEME, ERR_CORRUPT)
 
 
 class DamageWarning(UserWarning):
