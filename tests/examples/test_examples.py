@@ -63,7 +63,9 @@ def test_count():
     if set(vals) != {"task-clock", "page-faults"}:
         return
     tc, pf = vals["task-clock"], vals["page-faults"]
-    check(tc[0] > 20 * 10**6, "task-clock %d ns for a 200 ms workload" % tc[0])
+    # task-clock is the CPU time the workload got, which on a loaded machine is a
+    # small part of its 200 ms; perf stat on the same run below is the oracle
+    check(tc[0] > 10**6, "task-clock %d ns for a 200 ms workload" % tc[0])
     check(pf[0] > 10, "page-faults %d" % pf[0])
     for name, (v, scaled, en, runn) in vals.items():
         want = v * en // runn if runn else 0

@@ -156,7 +156,8 @@ def test_hotspots_overhead_like_perf_report_varying_periods(tmp_path):
     with profileme.open(path) as r:
         assert len(np.unique(r.samples(fields="period")["period"])) > 3
     hot = compare(path)
-    # weighting by count differs here, so the comparison above can fail
-    assert (abs(hot["overhead"] - hot["samples_percent"]) > 1.0).any()
+    # weighting by count differs here, so the comparison above can fail: with
+    # equal periods the two shares would be equal to the last digit
+    assert (abs(hot["overhead"] - hot["samples_percent"]) > 0.1).any()
     by_count = profileme.open(path).hotspots(top=1 << 30, weight="samples")
     assert by_count["samples"].is_monotonic_decreasing
