@@ -16,22 +16,36 @@
 #include "report_callgraph.h"
 #include "report_core.h"
 
+/* One frame of perf's callchain tree: a function (dso, symbol), or an
+ * address when no symbol covers it, as perf's match_chain() tells frames
+ * apart (CCKEY_FUNCTION: dso and symbol start; else dso and ip). */
 struct cg_node {
-	const char *name;
-	uint64_t period;
+	const char *name;             /* interned symbol, NULL when unknown */
+	const char *dso;              /* interned module */
+	uint64_t addr;                /* unknown: the frame's address; known: the first one seen */
+	uint64_t period;              /* cumulative: every chain through this node */
+	uint64_t hit;                 /* chains that end here */
+	uint32_t dso_order;           /* first appearance of the module (ties) */
 	struct cg_node *child, *next;
+	size_t nchild;
 };
 
 struct cg_entry {
-	const char *comm, *dso, *sym; /* interned */
+	const char *comm, *dso, *sym; /* interned; sym NULL when unknown */
+	uint64_t addr;                /* unknown symbol: its address (perf keys such entries by ip) */
 	char level;
+	uint32_t tid;                 /* of the first sample (perf: the entry's thread) */
 	uint64_t self, children, self_n, children_n;
+	uint64_t max_depth;           /* longest chain appended (perf's callchain max_depth) */
 	struct cg_node root;          /* call chains through this entry */
 	uint64_t seen;                /* last sample that counted it (children once per sample) */
 };
 
+#define CG_MAX(a, b) ((a) > (b) ? (a) : (b))
+
 struct cg_str {
 	struct cg_str *next;
+	uint32_t order;
 	char s[];
 };
 
@@ -39,15 +53,19 @@ struct cg {
 	bool children_mode, caller, json;
 	double limit;                 /* entries below it (%) are hidden */
 	double tree_limit;            /* tree nodes below it (%) are hidden */
+	uint64_t min_hit;             /* tree nodes below it (period) are hidden */
 	struct cg_entry *e;
 	size_t n, cap;
-	size_t *slots;                /* open addressing on (comm, dso, sym): entry index + 1 */
+	size_t *slots;                /* open addressing on (comm, dso, sym, addr): entry index + 1 */
 	size_t nslots;
 	struct cg_str **strs;         /* interned strings, hashed */
 	size_t nstrs;
+	uint32_t nstr_order;
 	uint64_t total, samples, sample_no;
 	size_t *idx;                  /* per frame: entry index (scratch) */
 	size_t idx_cap;
+	const char **fsym, **fdso;    /* per frame: interned symbol (NULL unknown), module */
+	size_t f_cap;
 	bool oom;
 };
 
@@ -60,7 +78,7 @@ static uint64_t cg_hash(const char *s)
 	return h;
 }
 
-static const char *cg_intern(struct cg *g, const char *s)
+static struct cg_str *cg_intern_s(struct cg *g, const char *s)
 {
 	size_t b;
 	struct cg_str *p;
@@ -70,28 +88,51 @@ static const char *cg_intern(struct cg *g, const char *s)
 		g->strs = calloc(g->nstrs, sizeof(*g->strs));
 		if (!g->strs) {
 			g->oom = true;
-			return "?";
+			return NULL;
 		}
 	}
 	b = cg_hash(s) & (g->nstrs - 1);
 	for (p = g->strs[b]; p; p = p->next)
 		if (!strcmp(p->s, s))
-			return p->s;
+			return p;
 	p = malloc(sizeof(*p) + strlen(s) + 1);
 	if (!p) {
 		g->oom = true;
-		return "?";
+		return NULL;
 	}
 	strcpy(p->s, s);
+	p->order = g->nstr_order++;
 	p->next = g->strs[b];
 	g->strs[b] = p;
-	return p->s;
+	return p;
 }
 
-static size_t cg_entry_of(struct cg *g, const char *comm, const char *dso, const char *sym, char level)
+static const char *cg_intern(struct cg *g, const char *s)
+{
+	struct cg_str *p = cg_intern_s(g, s);
+
+	return p ? p->s : "?";
+}
+
+/* The order in which a string was first interned (modules: first seen). */
+static uint32_t cg_order(const char *interned)
+{
+	return ((const struct cg_str *)(const void *)(interned - offsetof(struct cg_str, s)))->order;
+}
+
+static uint64_t cg_ekey(const char *comm, const char *dso, const char *sym, uint64_t addr)
+{
+	return (sym ? cg_hash(sym) : addr * 0x9e3779b97f4a7c15ull) ^ (uintptr_t)comm ^
+	       ((uintptr_t)dso << 1);
+}
+
+static size_t cg_entry_of(struct cg *g, const char *comm, const char *dso, const char *sym,
+			  uint64_t addr, char level, uint32_t tid)
 {
 	uint64_t h;
 
+	if (sym)
+		addr = 0;
 	if ((g->n + 1) * 2 > g->nslots) {
 		size_t ns = g->nslots ? g->nslots * 2 : 1024;
 		size_t *sl = calloc(ns, sizeof(*sl));
@@ -101,7 +142,7 @@ static size_t cg_entry_of(struct cg *g, const char *comm, const char *dso, const
 			return SIZE_MAX;
 		}
 		for (size_t i = 0; i < g->n; i++) {
-			size_t j = (cg_hash(g->e[i].sym) ^ (uintptr_t)g->e[i].comm ^ ((uintptr_t)g->e[i].dso << 1)) & (ns - 1);
+			size_t j = cg_ekey(g->e[i].comm, g->e[i].dso, g->e[i].sym, g->e[i].addr) & (ns - 1);
 
 			while (sl[j])
 				j = (j + 1) & (ns - 1);
@@ -111,13 +152,13 @@ static size_t cg_entry_of(struct cg *g, const char *comm, const char *dso, const
 		g->slots = sl;
 		g->nslots = ns;
 	}
-	h = cg_hash(sym) ^ (uintptr_t)comm ^ ((uintptr_t)dso << 1);
+	h = cg_ekey(comm, dso, sym, addr);
 	for (size_t j = h & (g->nslots - 1);; j = (j + 1) & (g->nslots - 1)) {
 		struct cg_entry *e;
 
 		if (g->slots[j]) {
 			e = &g->e[g->slots[j] - 1];
-			if (e->comm == comm && e->dso == dso && e->sym == sym)
+			if (e->comm == comm && e->dso == dso && e->sym == sym && e->addr == addr)
 				return g->slots[j] - 1;
 			continue;
 		}
@@ -137,100 +178,150 @@ static size_t cg_entry_of(struct cg *g, const char *comm, const char *dso, const
 		e->comm = comm;
 		e->dso = dso;
 		e->sym = sym;
+		e->addr = addr;
 		e->level = level;
+		e->tid = tid;
 		e->seen = UINT64_MAX;
 		g->slots[j] = ++g->n;
 		return g->n - 1;
 	}
 }
 
-static struct cg_node *cg_child(struct cg *g, struct cg_node *n, const char *name)
+static struct cg_node *cg_child(struct cg *g, struct cg_node *n, const char *sym, const char *dso,
+				uint64_t addr)
 {
 	struct cg_node *c;
 
 	for (c = n->child; c; c = c->next)
-		if (c->name == name)
+		if (c->dso == dso && c->name == sym && (sym || c->addr == addr))
 			return c;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		g->oom = true;
 		return NULL;
 	}
-	c->name = name;
+	c->name = sym;
+	c->dso = dso;
+	c->addr = addr;
+	/* perf's dso pointers: none (NULL) for no map, then the kernel's (made
+	 * before any MMAP), then the others in about the order they appear */
+	c->dso_order = !strcmp(dso, "[unknown]") ? 0 : dso[0] == '[' && strcmp(dso, "[vdso]") ? 1 :
+										2 + cg_order(dso);
 	c->next = n->child;
 	n->child = c;
+	n->nchild++;
 	return c;
 }
 
-/* Adds the path frames[from], frames[from + step], ... (to, exclusive). */
-static void cg_path(struct cg *g, struct cg_node *n, const struct pm_stack *s, long from, long to, long step,
-		    uint64_t p)
+/* Appends the chain frames[from], frames[from + step], ... (to, exclusive),
+ * as perf's callchain_append() does for one hist entry. */
+static void cg_path(struct cg *g, struct cg_entry *e, const struct pm_stack *s, long from, long to,
+		    long step, uint64_t p)
 {
+	struct cg_node *n = &e->root;
+	uint64_t depth = 0;
+
+	n->period += p;
 	for (long i = from; i != to; i += step) {
-		n = cg_child(g, n, cg_intern(g, s->syms[i]));
+		n = cg_child(g, n, g->fsym[i], g->fdso[i], s->addrs[i]);
 		if (!n)
 			return;
 		n->period += p;
+		depth++;
 	}
+	n->hit += p;
+	if (depth > e->max_depth)
+		e->max_depth = depth;
 }
 
+/* perf's hist entries of one sample (hist_entry_iter, cumulative mode):
+ * the leaf's entry with the whole chain, then in the callchain cursor's
+ * order (callee: leaf to root; caller: root to leaf) every other entry not
+ * seen yet in this sample, with the chain from it onwards (callee: it and
+ * its callers; caller: it and its callees down to the leaf).  Without
+ * --children only the leaf's entry, with the whole chain. */
 static int cg_on_stack(void *user, const struct pm_stack *s)
 {
 	struct cg *g = user;
 	const char *comm = cg_intern(g, s->comm);
 	long nf = (long)s->nframes;
 
-	if (s->nframes > g->idx_cap) {
+	if (s->nframes > g->idx_cap || s->nframes > g->f_cap) {
 		size_t nc = g->idx_cap ? g->idx_cap * 2 : 64;
 		size_t *a;
+		const char **fs, **fd;
 
 		while (nc < s->nframes)
 			nc *= 2;
 		a = realloc(g->idx, nc * sizeof(*a));
-		if (!a)
+		if (a)
+			g->idx = a;
+		fs = realloc(g->fsym, nc * sizeof(*fs));
+		if (fs)
+			g->fsym = fs;
+		fd = realloc(g->fdso, nc * sizeof(*fd));
+		if (fd)
+			g->fdso = fd;
+		if (!a || !fs || !fd)
 			return -ENOMEM;
-		g->idx = a;
-		g->idx_cap = nc;
+		g->idx_cap = g->f_cap = nc;
 	}
 	g->total += s->period;
 	g->samples++;
 	g->sample_no++;
 	for (long i = 0; i < nf; i++) {
-		char level = s->addrs[i] >> 63 ? 'k' : '.';
-
-		g->idx[i] = cg_entry_of(g, comm, cg_intern(g, rep_basename(s->dsos[i])),
-					cg_intern(g, s->syms[i]), level);
-		if (g->idx[i] == SIZE_MAX)
-			return -ENOMEM;
+		g->fsym[i] = strcmp(s->syms[i], "[unknown]") ? cg_intern(g, s->syms[i]) : NULL;
+		g->fdso[i] = cg_intern(g, rep_basename(s->dsos[i]));
 	}
-	g->e[g->idx[0]].self += s->period;
-	g->e[g->idx[0]].self_n++;
-	for (long i = 0; i < nf; i++) {
+	/* Entries are made as perf makes them: the leaf's, then in the cursor's
+	 * order.  The level of a frame outside every map is the one before it
+	 * in that order (perf's fill_callchain_info() leaves it as it was). */
+	{
+		char level = s->addrs[0] >> 63 ? 'k' : '.';
+
+		g->idx[0] = cg_entry_of(g, comm, g->fdso[0], g->fsym[0], s->addrs[0], level, s->tid);
+		if (g->idx[0] == SIZE_MAX)
+			return -ENOMEM;
+		for (long k = 0; k < nf; k++) {
+			long i = g->caller ? nf - 1 - k : k;
+
+			if (strcmp(g->fdso[i], "[unknown]"))
+				level = s->addrs[i] >> 63 ? 'k' : '.';
+			if (i == 0)
+				continue;
+			g->idx[i] = cg_entry_of(g, comm, g->fdso[i], g->fsym[i], s->addrs[i], level, s->tid);
+			if (g->idx[i] == SIZE_MAX)
+				return -ENOMEM;
+		}
+	}
+	{
+		struct cg_entry *e = &g->e[g->idx[0]];
+
+		e->self += s->period;
+		e->self_n++;
+		e->children += s->period;
+		e->children_n++;
+		e->seen = g->sample_no;
+		if (g->caller)
+			cg_path(g, e, s, nf - 1, -1, -1, s->period);
+		else
+			cg_path(g, e, s, 0, nf, 1, s->period);
+	}
+	if (!g->children_mode)
+		return g->oom ? -ENOMEM : 0;
+	for (long k = 1; k < nf; k++) {
+		long i = g->caller ? nf - k : k; /* the cursor: root first in caller order */
 		struct cg_entry *e = &g->e[g->idx[i]];
 
 		if (e->seen == g->sample_no)
-			continue; /* recursion: once per sample */
+			continue; /* already an entry of this sample (the leaf, recursion) */
 		e->seen = g->sample_no;
 		e->children += s->period;
 		e->children_n++;
-		if (!g->children_mode && i > 0)
-			continue;
-		e->root.period += s->period;
-		if (g->children_mode) {
-			/* callee order: the entry's callers, outwards; caller order:
-			 * its callees, down to the leaf. */
-			if (g->caller)
-				cg_path(g, &e->root, s, i - 1, -1, -1, s->period);
-			else
-				cg_path(g, &e->root, s, i + 1, nf, 1, s->period);
-		} else {
-			/* self: the chains of its own samples, its callers (callee
-			 * order) or from the outermost caller down (caller order). */
-			if (g->caller)
-				cg_path(g, &e->root, s, nf - 1, 0, -1, s->period);
-			else
-				cg_path(g, &e->root, s, 1, nf, 1, s->period);
-		}
+		if (g->caller)
+			cg_path(g, e, s, i, -1, -1, s->period);
+		else
+			cg_path(g, e, s, i, nf, 1, s->period);
 	}
 	return g->oom ? -ENOMEM : 0;
 }
@@ -240,65 +331,157 @@ static double cg_pct(const struct cg *g, uint64_t v)
 	return g->total ? 100.0 * (double)v / (double)g->total : 0.0;
 }
 
+/* perf's order of siblings: cumulative period, larger first; ties in the
+ * order of its rb_root_in, descending (dso, symbol start) (match_chain()):
+ * the dso pointer's order guessed (cg_child()), functions of a module by
+ * address. */
 static int cg_cmp_nodes(const void *a, const void *b)
 {
 	const struct cg_node *x = *(const struct cg_node *const *)a, *y = *(const struct cg_node *const *)b;
 
 	if (x->period != y->period)
 		return x->period > y->period ? -1 : 1;
-	return strcmp(x->name, y->name);
+	if (x->dso_order != y->dso_order)
+		return x->dso_order > y->dso_order ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr > y->addr ? -1 : 1;
+	return 0;
 }
 
-/* Children of n sorted by period, in a malloc'd array. */
-static struct cg_node **cg_sorted(const struct cg_node *n, size_t *cnt)
+/* Children of n at or above the tree limit, sorted, in a malloc'd array. */
+static struct cg_node **cg_sorted(const struct cg *g, const struct cg_node *n, size_t *cnt)
 {
 	size_t k = 0;
-	struct cg_node **v;
+	struct cg_node **v = calloc(n->nchild + 1, sizeof(*v));
 
-	for (struct cg_node *c = n->child; c; c = c->next)
-		k++;
-	v = calloc(k + 1, sizeof(*v));
-	if (!v) {
-		*cnt = 0;
+	*cnt = 0;
+	if (!v)
 		return NULL;
-	}
-	k = 0;
 	for (struct cg_node *c = n->child; c; c = c->next)
-		v[k++] = c;
+		if (c->period >= g->min_hit)
+			v[k++] = c;
 	qsort(v, k, sizeof(*v), cg_cmp_nodes);
 	*cnt = k;
 	return v;
 }
 
-static void cg_print_tree(const struct cg *g, const struct cg_node *n, int depth)
+/* A frame as perf's callchain_list__sym_name() prints it. */
+static void cg_put_frame(const struct cg_node *n)
+{
+	if (n->name)
+		fputs(n->name, stdout);
+	else
+		printf("%#" PRIx64, n->addr);
+}
+
+/* perf's radix nodes are runs of frames: a node goes on into its child
+ * while it has exactly one child and no chain ends in it. */
+static const struct cg_node *cg_run_next(const struct cg_node *n)
+{
+	return n->nchild == 1 && n->hit == 0 ? n->child : NULL;
+}
+
+static void cg_margin(int left)
+{
+	printf("            %*s", left, "");
+}
+
+/* ipchain__fprintf_graph_line() */
+static void cg_graph_line(int depth, unsigned long long mask, int left)
+{
+	cg_margin(left);
+	for (int i = 0; i < depth; i++)
+		fputs(i < 64 && (mask & (1ull << i)) ? "|          " : "           ", stdout);
+	fputc('\n', stdout);
+}
+
+/* __callchain__fprintf_graph(): the children of the run ending at n. */
+static void cg_print_graph(const struct cg *g, const struct cg_node *n, int depth,
+			   unsigned long long mask, int left)
 {
 	size_t k;
-	struct cg_node **v = cg_sorted(n, &k);
+	struct cg_node **v = cg_sorted(g, n, &k);
+	unsigned long long new_mask = mask;
 
-	for (size_t i = 0; i < k; i++) {
-		if (cg_pct(g, v[i]->period) < g->tree_limit)
-			continue;
-		printf("%*s--%.2f%%--%s\n", 12 + 4 * depth, "", cg_pct(g, v[i]->period), v[i]->name);
-		cg_print_tree(g, v[i], depth + 1);
+	for (size_t c = 0; c < k; c++) {
+		const struct cg_node *r = v[c], *last = r;
+		int pos = 0;
+
+		if (c + 1 == k && depth >= 1 && depth <= 64)
+			new_mask &= ~(1ull << (depth - 1));
+		cg_graph_line(depth, mask, left);
+		for (const struct cg_node *x = r; x; x = cg_run_next(x), pos++) {
+			last = x;
+			cg_margin(left);
+			for (int i = 0; i < depth; i++) {
+				fputc(i < 64 && (new_mask & (1ull << i)) ? '|' : ' ', stdout);
+				if (pos == 0 && i == depth - 1)
+					printf("--%.2f%%--", cg_pct(g, r->period));
+				else
+					fputs("          ", stdout);
+			}
+			cg_put_frame(x);
+			fputc('\n', stdout);
+		}
+		cg_print_graph(g, last, depth + 1, new_mask | (depth < 64 ? 1ull << depth : 0), left);
 	}
 	free(v);
+}
+
+/* callchain__fprintf_graph(): one entry's tree (nothing when every chain
+ * is under the limit); parent is the entry's share (children or self). */
+static void cg_print_tree(const struct cg *g, const struct cg_entry *e, uint64_t parent)
+{
+	size_t k;
+	struct cg_node **v = cg_sorted(g, &e->root, &k);
+	const struct cg_node *from = &e->root;
+	int left = 0;
+
+	if (k == 0) {
+		free(v);
+		return;
+	}
+	if (k == 1 && v[0]->period == parent) {
+		/* one chain with the entry's whole share: no percentage, "---" */
+		const struct cg_node *x;
+
+		for (x = v[0]; x; x = cg_run_next(x)) {
+			if (x == v[0]) {
+				cg_margin(0);
+				fputs("|\n", stdout);
+				cg_margin(0);
+				fputs("---", stdout);
+				left = 3;
+			} else {
+				cg_margin(left);
+			}
+			cg_put_frame(x);
+			fputc('\n', stdout);
+			from = x;
+		}
+	}
+	free(v);
+	cg_print_graph(g, from, 1, 1, left);
+	fputc('\n', stdout);
 }
 
 static void cg_json_tree(const struct cg *g, const struct cg_node *n)
 {
 	size_t k;
-	struct cg_node **v = cg_sorted(n, &k);
-	bool first = true;
+	struct cg_node **v = cg_sorted(g, n, &k);
 
 	fputc('[', stdout);
 	for (size_t i = 0; i < k; i++) {
-		if (cg_pct(g, v[i]->period) < g->tree_limit)
-			continue;
-		if (!first)
+		char buf[32];
+
+		if (i)
 			fputc(',', stdout);
-		first = false;
 		fputs("{\"sym\":", stdout);
-		cli_json_str(stdout, v[i]->name);
+		if (!v[i]->name)
+			snprintf(buf, sizeof(buf), "%#" PRIx64, v[i]->addr);
+		cli_json_str(stdout, v[i]->name ? v[i]->name : buf);
+		fputs(",\"dso\":", stdout);
+		cli_json_str(stdout, v[i]->dso);
 		printf(",\"period\":%" PRIu64 ",\"percent\":%.4f,\"children\":", v[i]->period,
 		       cg_pct(g, v[i]->period));
 		cg_json_tree(g, v[i]);
@@ -308,17 +491,51 @@ static void cg_json_tree(const struct cg *g, const struct cg_node *n)
 	free(v);
 }
 
+/* perf's order of entries.  --children: the children period, then (same
+ * thread) the caller above the callee: the smaller largest chain first in
+ * callee order, the larger in caller order (__hpp__sort_acc()); then the
+ * self period, comm, module and symbol names, ascending (an unknown module
+ * or symbol last).  --no-children: self period, then the names. */
+static int cg_name_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a ? -1 : b ? 1 : 0;
+	return strcmp(a, b);
+}
+
 static int cg_cmp_entries(const void *a, const void *b, void *ctx)
 {
 	const struct cg *g = ctx;
 	const struct cg_entry *x = &g->e[*(const size_t *)a], *y = &g->e[*(const size_t *)b];
-	uint64_t kx = g->children_mode ? x->children : x->self, ky = g->children_mode ? y->children : y->self;
+	int c;
 
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
+	if (g->children_mode) {
+		if (x->children != y->children)
+			return x->children > y->children ? -1 : 1;
+		if (x->tid == y->tid && x->max_depth != y->max_depth) {
+			bool first = g->caller ? x->max_depth > y->max_depth : x->max_depth < y->max_depth;
+
+			return first ? -1 : 1;
+		}
+	}
 	if (x->self != y->self)
 		return x->self > y->self ? -1 : 1;
-	return strcmp(x->sym, y->sym);
+	if ((c = strcmp(x->comm, y->comm)))
+		return c;
+	if ((c = cg_name_cmp(strcmp(x->dso, "[unknown]") ? x->dso : NULL,
+			     strcmp(y->dso, "[unknown]") ? y->dso : NULL)))
+		return c;
+	if ((c = cg_name_cmp(x->sym, y->sym)))
+		return c;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The entry's symbol column, as perf's _hist_entry__sym_snprintf(). */
+static int cg_sym_col(const struct cg_entry *e, char *buf, size_t n)
+{
+	if (e->sym)
+		return snprintf(buf, n, "[%c] %s", e->level, e->sym);
+	return snprintf(buf, n, "[%c] %-#.*" PRIx64, e->level, 16, e->addr);
 }
 
 static void cg_free(struct cg *g)
@@ -389,7 +606,8 @@ int rpt_callgraph(int argc, char **argv)
 	struct rep_ctx *c = NULL;
 	struct cg g;
 	size_t *order = NULL;
-	bool tree_limit_set = false;
+	bool tree_limit_set = false, order_set = false;
+	size_t wc, wd, ws;
 	int err, ret = 1;
 
 	memset(&g, 0, sizeof(g));
@@ -402,14 +620,17 @@ int rpt_callgraph(int argc, char **argv)
 			cg_usage(stdout);
 			return 0;
 		} else if (!strcmp(a, "-g")) {
-			if (v && (!strcmp(v, "caller") || !strcmp(v, "callee")))
+			if (v && (!strcmp(v, "caller") || !strcmp(v, "callee"))) {
 				g.caller = !strcmp(argv[++i], "caller");
+				order_set = true;
+			}
 		} else if (!strcmp(a, "--call-graph") && v) {
 			if (strcmp(v, "caller") && strcmp(v, "callee")) {
 				cli_error("report", "--call-graph caller or callee, not '%s'", v);
 				return 2;
 			}
 			g.caller = !strcmp(v, "caller");
+			order_set = true;
 			i++;
 		} else if (!strncmp(a, "--call-graph=", 13)) {
 			if (strcmp(a + 13, "caller") && strcmp(a + 13, "callee")) {
@@ -417,6 +638,7 @@ int rpt_callgraph(int argc, char **argv)
 				return 2;
 			}
 			g.caller = !strcmp(a + 13, "caller");
+			order_set = true;
 		} else if (!strcmp(a, "--children")) {
 			g.children_mode = true;
 		} else if (!strcmp(a, "--no-children")) {
@@ -449,6 +671,9 @@ int rpt_callgraph(int argc, char **argv)
 	}
 	if (tree_limit_set)
 		g.tree_limit = g.limit;
+	/* perf 6.1's default order: caller with --children, callee without */
+	if (!order_set)
+		g.caller = g.children_mode;
 	if (rep_open(&c, &o))
 		return 1;
 	eo.sym = rep_symbolizer(c);
@@ -469,28 +694,56 @@ int rpt_callgraph(int argc, char **argv)
 	for (size_t i = 0; i < g.n; i++)
 		order[i] = i;
 	qsort_r(order, g.n, sizeof(*order), cg_cmp_entries, &g);
+	wc = strlen("Command"), wd = strlen("Shared Object"), ws = strlen("Symbol");
+	/* perf: min_callchain_hits = total * (min_percent / 100), as a u64 */
+	g.min_hit = (uint64_t)((double)g.total * (g.tree_limit / 100.0));
 	if (!g.json) {
+		/* column widths as perf's hists__calc_col_len(): every entry */
+		char sb[4096];
+
+		for (size_t k = 0; k < g.n; k++) {
+			const struct cg_entry *e = &g.e[k];
+			size_t l;
+
+			if (!g.children_mode && !e->self)
+				continue;
+			wc = CG_MAX(wc, strlen(e->comm));
+			wd = CG_MAX(wd, strlen(e->dso));
+			if (!e->sym)
+				wd = CG_MAX(wd, 16);
+			l = e->sym ? (size_t)cg_sym_col(e, sb, sizeof(sb)) : 16 + 4 + 2;
+			ws = CG_MAX(ws, l);
+		}
 		printf("# Samples: %" PRIu64 "  total period %" PRIu64 "%s\n#\n", g.samples, g.total,
 		       rep_is_synthetic(c) ? "  (SYNTHETIC recording)" : "");
 		if (g.children_mode)
-			printf("# Children      Self  Command  Shared Object  Symbol\n");
+			printf("# Children      Self  %-*s  %-*s  %-*s\n", (int)wc, "Command", (int)wd,
+			       "Shared Object", (int)ws, "Symbol");
 		else
-			printf("# Overhead  Command  Shared Object  Symbol\n");
-		printf("#\n");
+			printf("# Overhead  %-*s  %-*s  %-*s\n", (int)wc, "Command", (int)wd, "Shared Object",
+			       (int)ws, "Symbol");
+		printf("# ........  %s", g.children_mode ? "........  " : "");
+		for (size_t w = 0; w < wc + wd + ws + 4; w++)
+			fputc(w == wc || w == wc + 1 || w == wc + wd + 2 || w == wc + wd + 3 ? ' ' : '.', stdout);
+		printf("\n#\n");
 	}
 	for (size_t k = 0; k < g.n; k++) {
 		const struct cg_entry *e = &g.e[order[k]];
 		double cp = cg_pct(&g, e->children), sp = cg_pct(&g, e->self);
+		/* perf's hist_entry__get_percent_limit() is a float */
+		float lim = (float)(g.children_mode ? cp : sp);
+		char sb[4096];
 
-		if ((g.children_mode ? cp : sp) < g.limit || (!g.children_mode && !e->self))
+		if (lim < (float)g.limit || (!g.children_mode && !e->self))
 			continue;
+		cg_sym_col(e, sb, sizeof(sb));
 		if (g.json) {
 			fputs("{\"comm\":", stdout);
 			cli_json_str(stdout, e->comm);
 			fputs(",\"dso\":", stdout);
 			cli_json_str(stdout, e->dso);
 			fputs(",\"sym\":", stdout);
-			cli_json_str(stdout, e->sym);
+			cli_json_str(stdout, sb + 4);
 			printf(",\"level\":\"%c\",\"children\":%" PRIu64 ",\"self\":%" PRIu64
 			       ",\"children_pct\":%.4f,\"self_pct\":%.4f,\"samples\":%" PRIu64
 			       ",\"order\":\"%s\",\"callchains\":",
@@ -501,12 +754,13 @@ int rpt_callgraph(int argc, char **argv)
 			continue;
 		}
 		if (g.children_mode)
-			printf("%10.2f%% %9.2f%%  %s  %s  [%c] %s\n", cp, sp, e->comm, e->dso, e->level, e->sym);
+			printf("%9.2f%%  %7.2f%%  %-*s  %-*s  %s\n", cp, sp, (int)wc, e->comm, (int)wd, e->dso, sb);
 		else
-			printf("%9.2f%%  %s  %s  [%c] %s\n", sp, e->comm, e->dso, e->level, e->sym);
-		cg_print_tree(&g, &e->root, 0);
-		printf("\n");
+			printf("%9.2f%%  %-*s  %-*s  %s\n", sp, (int)wc, e->comm, (int)wd, e->dso, sb);
+		cg_print_tree(&g, e, g.children_mode ? e->children : e->self);
 	}
+	if (!g.json)
+		printf("\n\n");
 	ret = cli_flush() ? 1 : 0;
 out:
 	free(order);
