@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /* profileme report -g: the call graph of a recording with callchains, as
- * `perf report --stdio -g` shows it: entries (comm, dso, sym) with their
- * children (inclusive) and self shares of the total period, each with the
- * tree of its call chains.  The stacks come from pm_export_stacks(). */
+ * `perf report --stdio -g` (perf 6.1, graph mode) prints it, byte for byte
+ * but the comment lines: entries (comm, dso, sym) with their children
+ * (inclusive) and self shares of the total period, in perf's order, each
+ * with the tree of its call chains in perf's drawing (ui/stdio/hist.c's
+ * rules, written again here: see the functions below for each one).  The
+ * stacks come from pm_export_stacks(). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -559,6 +562,8 @@ static void cg_free(struct cg *g)
 	free(g->e);
 	free(g->slots);
 	free(g->idx);
+	free(g->fsym);
+	free(g->fdso);
 	for (size_t b = 0; g->strs && b < g->nstrs; b++)
 		while (g->strs[b]) {
 			struct cg_str *n = g->strs[b]->next;
@@ -575,11 +580,13 @@ static void cg_usage(FILE *f)
 		"usage: profileme report -g [caller|callee] [--children|--no-children]\n"
 		"                        [--percent-limit PCT] [--json] [-i FILE] [--symfs DIR]\n"
 		"                        [--kallsyms FILE] [-q]\n"
-		"  -g [ORDER]       the call graph (recordings with callchains: perf record -g);\n"
-		"                   ORDER caller or callee (default: callee)\n"
+		"  -g [ORDER]       the call graph (recordings with callchains: perf record -g),\n"
+		"                   drawn as perf report --stdio -g draws it; ORDER caller or\n"
+		"                   callee (default as perf: caller with --children, callee\n"
+		"                   with --no-children)\n"
 		"  --call-graph ORDER  the same as -g ORDER\n"
-		"  --children       entries sorted by inclusive share, with their callers/callees\n"
-		"                   (the default)\n"
+		"  --children       entries sorted by inclusive share, with the chains through\n"
+		"                   them (the default)\n"
 		"  --no-children    entries sorted by self share, with their own samples' chains\n"
 		"  --percent-limit PCT  hide entries and chains under PCT %% (default: entries 0,\n"
 		"                   chains 0.5)\n"
