@@ -824,6 +824,18 @@ static int debug_section(struct elf_file *f, const char *name, const uint8_t **d
 		return -1;
 	}
 	if (sh.sh_flags & SHF_COMPRESSED) {
+		GElf_Chdr ch;
+
+		/* zlib cannot expand more than 1032:1: a larger claimed size is a
+		 * lie that would make libelf allocate it */
+		if (!gelf_getchdr(scn, &ch) || ch.ch_type != ELFCOMPRESS_ZLIB ||
+		    ch.ch_size / 1032 > sh.sh_size || ch.ch_size > ((uint64_t)1 << 32)) {
+			snprintf(what, wlen, "compressed %s: not zlib, or a decompressed size (%" PRIu64
+				 " bytes) impossible for its %" PRIu64 " compressed bytes",
+				 name, gelf_getchdr(scn, &ch) ? (uint64_t)ch.ch_size : 0,
+				 (uint64_t)sh.sh_size);
+			return -1;
+		}
 		if (elf_compress(scn, 0, 0) < 0) {
 			snprintf(what, wlen, "compressed %s cannot be decompressed: %s", name,
 				 elf_errmsg(-1));

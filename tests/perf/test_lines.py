@@ -27,6 +27,7 @@ usage: test_lines.py PROFILEME SRCDIR BUILDDIR
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -278,6 +279,26 @@ if exe:
     check(all(g == "??:0" for g in got), "malformed .debug_line still gave lines")
     check(err.count("diag 11 ") == 1 and "version 9" in err,
           "malformed .debug_line: want one PM_SYM_DIAG_BAD_LINES naming version 9, got %r" % err)
+
+# ---- compressed .debug_line with a lying header, and with broken zlib data ---
+exe = progs.get("prog-v5-O0-gz-zlib")
+if exe:
+    cases = [("ch_size 2^40", lambda off: (off + 8, struct.pack("<Q", 1 << 40)), "impossible for its"),
+             ("zlib data", lambda off: (off + 24 + 2, b"\xff" * 8), "cannot be decompressed")]
+    for what, patch, want in cases:
+        bad = os.path.join(tmp, "badz")
+        shutil.copy(exe, bad)
+        sh = run(["readelf", "-S", "-W", bad]).stdout
+        m = re.search(r"\.debug_line +PROGBITS +[0-9a-f]+ ([0-9a-f]+) ", sh)
+        at, data = patch(int(m.group(1), 16))
+        with open(bad, "r+b") as f:
+            f.seek(at)
+            f.write(data)
+        got, err = ours(bad, insn_addrs(exe))
+        check(all(g == "??:0" for g in got), "compressed .debug_line, bad %s: still lines" % what)
+        check(err.count("diag 11 ") == 1 and want in err,
+              "compressed .debug_line, bad %s: want one PM_SYM_DIAG_BAD_LINES saying %r, got %r" %
+              (what, want, err))
 
 # ---- pprof ------------------------------------------------------------------
 if shutil.which("perf") and shutil.which("go") and os.path.exists(WORKLOAD):
