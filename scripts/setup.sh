@@ -5,7 +5,7 @@
 # so a rerun costs a second.  Run as root (or set SUDO=sudo).
 set -eu
 PACKAGES="build-essential cmake pkg-config libelf-dev libzstd-dev check swig
-python3-dev python3-numpy python3-pandas python3-pytest linux-perf
+python3-dev python3-numpy python3-pandas python3-pytest linux-perf python3-dask python3-distributed
 gcc-alpha-linux-gnu libc6.1-dev-alpha-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user
 clang llvm libclang-rt-14-dev valgrind abigail-tools doxygen
 jupyter-nbconvert python3-ipykernel python3-matplotlib gcovr

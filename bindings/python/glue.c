@@ -1986,4 +1986,96 @@ out:
 	if (vt.obj)
 		PyBuffer_Release(&vt);
 	return res;
+/* ------------------------------------------------------------------ */
+/* chunks (profileme.dask): the index as tuples, and a chunk selected */
+
+PyObject *pmpy_chunk_index(pm_file *f, unsigned long long chunk_bytes)
+{
+	struct pm_chunk_index_opts o = { .sz = sizeof(o), .chunk_bytes = chunk_bytes };
+	pm_chunk_index *idx = NULL;
+	PyObject *list, *range;
+	uint64_t first = 0, last = 0;
+	int err;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	err = pm_chunk_index_new_from_file(&idx, f, &o);
+	Py_END_ALLOW_THREADS
+	if (err)
+		return pmpy_raise(err, "chunk index");
+	list = PyList_New(0);
+	for (size_t i = 0; list && i < pm_chunk_index_count(idx); i++) {
+		struct pm_file_chunk c = { .sz = sizeof(c) };
+		PyObject *t;
+
+		pm_chunk_index_get(idx, i, &c);
+		t = Py_BuildValue("(KKKKKKKIIKK)", (unsigned long long)c.start, (unsigned long long)c.end,
+				  (unsigned long long)c.read_start, (unsigned long long)c.time_lo,
+				  (unsigned long long)c.time_hi, (unsigned long long)c.time_min,
+				  (unsigned long long)c.time_max, c.flags, c.index,
+				  (unsigned long long)c.data_offset, (unsigned long long)c.data_end);
+		if (!t || PyList_Append(list, t)) {
+			Py_XDECREF(t);
+			Py_CLEAR(list);
+			break;
+		}
+		Py_DECREF(t);
+	}
+	if (list && pm_chunk_index_time_range(idx, &first, &last) == 0)
+		range = Py_BuildValue("(KK)", (unsigned long long)first, (unsigned long long)last);
+	else
+		range = list ? (Py_INCREF(Py_None), Py_None) : NULL;
+	pm_chunk_index_free(idx);
+	if (!list || !range) {
+		Py_XDECREF(list);
+		Py_XDECREF(range);
+		return NULL;
+	}
+	return Py_BuildValue("(NN)", list, range);
+}
+
+PyObject *pmpy_file_select_chunk(pm_file *f, PyObject *chunk)
+{
+	struct pm_file_chunk c = { .sz = sizeof(c) };
+	unsigned long long v[9];
+	unsigned int flags, index;
+	int err;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	if (!PyArg_ParseTuple(chunk, "KKKKKKKIIKK;a chunk of chunk_index()", &v[0], &v[1], &v[2],
+			      &v[3], &v[4], &v[5], &v[6], &flags, &index, &v[7], &v[8]))
+		return NULL;
+	c.start = v[0];
+	c.end = v[1];
+	c.read_start = v[2];
+	c.time_lo = v[3];
+	c.time_hi = v[4];
+	c.time_min = v[5];
+	c.time_max = v[6];
+	c.flags = flags;
+	c.index = index;
+	c.data_offset = v[7];
+	c.data_end = v[8];
+	err = pm_file_select_chunk(f, &c);
+	if (err)
+		return pmpy_raise(err, "chunk");
+	Py_RETURN_NONE;
+}
+
+/* pm_columns over `threads` threads (pm_columns_opts::threads) */
+pm_columns *pmpy_columns_new_mt(pm_file *f, int event, int threads, unsigned long long chunk_bytes)
+{
+	struct pm_columns_opts o = { .sz = sizeof(o), .event = event, .threads = threads,
+				     .chunk_bytes = chunk_bytes };
+	pm_columns *c = NULL;
+	int err;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	err = pm_columns_new_from_file(&c, f, &o);
+	if (err)
+		return pmpy_raise(err, "columns");
+	return c;
 }

@@ -63,4 +63,9 @@ PyObject *pmpy_session_wait(pmpy_session *s, int block);
 void pmpy_session_close(pmpy_session *s);
 PyObject *pmpy_session_save(pmpy_session *s, const char *path, int fd);
 
+/* chunks (profileme.dask) */
+PyObject *pmpy_chunk_index(pm_file *f, unsigned long long chunk_bytes);
+PyObject *pmpy_file_select_chunk(pm_file *f, PyObject *chunk);
+pm_columns *pmpy_columns_new_mt(pm_file *f, int event, int threads, unsigned long long chunk_bytes);
+
 #endif

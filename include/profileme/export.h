@@ -67,6 +67,17 @@ struct pm_columns_opts {
 	int event;           /**< Only samples of this attr index; -1 (or NULL opts): all. */
 	const char *decoder; /**< Force a raw decoder by name; NULL: chosen from the file. */
 	int no_raw;          /**< 1: no decoded raw columns at all. */
+	/** Decoding threads; 0 or 1: the calling thread.  With N > 1 a file-mode
+	 *  recording larger than one chunk is cut with
+	 *  pm_chunk_index_new_from_file() (@c chunk_bytes) and its chunks are decoded by N threads,
+	 *  each with its own reader on the file's descriptor (the handle must not
+	 *  have read records yet; the first read scans the file); the rows are
+	 *  the same, in the same order, as with one thread.  Every read must then
+	 *  ask for the same columns (-EINVAL otherwise).  At most 2N chunks are
+	 *  held decoded ahead of the reader.  @since 0.1 */
+	int threads;
+	/** With @c threads > 1: bytes of data per chunk; 0: 8 MiB.  @since 0.1 */
+	uint64_t chunk_bytes;
 };
 /** Frozen minimum @c sz of struct pm_columns_opts (0.1: the members up to @c event); accepted by
  *  every later release.  See PM_OFFSETOFEND(). */

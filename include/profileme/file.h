@@ -777,6 +777,116 @@ PM_API int pm_file_tp_format_json(const pm_file *f, size_t i, const void *raw, s
 				  char *buf, size_t cap);
 /** @} */
 
+/**
+ * @name Chunks: one file decoded in independent pieces (experimental)
+ *
+ * A ::pm_chunk_index cuts the data section of a file-mode recording into
+ * chunks that can be decoded independently (in threads, processes or on
+ * other machines), each through its own ::pm_file opened on the same file
+ * and restricted with pm_file_select_chunk().  The chunks tile the data
+ * section (chunk k's @c end is chunk k+1's @c start).  In a recording whose
+ * samples all carry a time stamp, chunk k hands out exactly the samples with
+ * @c time_lo <= time < @c time_hi, in time order: the windows are disjoint
+ * and increasing, so decoding every chunk (in any order, anywhere) and
+ * concatenating the results in chunk order gives the samples of the whole
+ * file in the order pm_file_next() gives them.  To find every sample of its
+ * window a chunk reads from @c read_start (before @c start: the records of
+ * the previous rounds that are not earlier than @c time_lo) to @c end.
+ * Without sample times the chunks are plain byte ranges in file order.
+ * Pipe streams and zstd-compressed files (perf record -z: the zstd stream
+ * runs through every COMPRESSED record, so no record can be decoded without
+ * the ones before it) are one chunk.  docs/file.md has the rules.
+ * @{
+ */
+
+/** @brief A chunk index of one file (opaque). */
+typedef struct pm_chunk_index pm_chunk_index;
+
+/** @brief Options of pm_chunk_index_new_from_file().  Size-versioned: set @c sz. */
+struct pm_chunk_index_opts {
+	size_t sz;            /**< Set by the caller: sizeof(struct pm_chunk_index_opts). */
+	uint64_t chunk_bytes; /**< Target bytes of data per chunk; 0: 64 MiB.  Cuts fall at FINISHED_ROUND
+	                           records, or (rounds larger than 1/8 of this) at record boundaries. */
+};
+/** Frozen minimum @c sz of struct pm_chunk_index_opts. */
+#define PM_CHUNK_INDEX_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_chunk_index_opts, chunk_bytes)
+
+/** @brief pm_file_chunk::flags: the chunk hands out the samples of a time window. */
+#define PM_CHUNK_TIME_WINDOW 1u
+/** @brief pm_file_chunk::flags: the chunk is the whole stream (pipe mode, zstd, mixed times). */
+#define PM_CHUNK_WHOLE 2u
+/** @brief pm_file_chunk::flags: time_min / time_max are known. */
+#define PM_CHUNK_TIME_KNOWN 4u
+
+/** @brief One chunk (pm_chunk_index_get()).  Size-versioned: set @c sz. */
+struct pm_file_chunk {
+	size_t sz;            /**< Set by the caller: sizeof(struct pm_file_chunk). */
+	uint64_t start;       /**< First byte of the data the chunk stands for (file offset). */
+	uint64_t end;         /**< End of it (exclusive); the next chunk's start. */
+	uint64_t read_start;  /**< Where decoding the chunk starts reading (<= start). */
+	uint64_t time_lo;     /**< Samples with time >= time_lo (PM_CHUNK_TIME_WINDOW). */
+	uint64_t time_hi;     /**< ... and time < time_hi; UINT64_MAX for the last chunk. */
+	uint64_t time_min;    /**< Bounds of the times of the chunk's samples (PM_CHUNK_TIME_KNOWN). */
+	uint64_t time_max;    /**< Inclusive upper bound. */
+	uint32_t flags;       /**< PM_CHUNK_* bits. */
+	uint32_t index;       /**< Position in the index (0 ..). */
+	uint64_t data_offset; /**< The file's data offset (checked by pm_file_select_chunk()). */
+	uint64_t data_end;    /**< The file's data end (checked by pm_file_select_chunk()). */
+};
+/** Frozen minimum @c sz of struct pm_file_chunk. */
+#define PM_FILE_CHUNK_SZ_V1 PM_OFFSETOFEND(struct pm_file_chunk, data_end)
+
+/**
+ * @brief **pm_chunk_index_new_from_file()** scans a recording once (record
+ *        headers and time stamps, in file order, with its own reader on
+ *        @p f's descriptor; @p f itself is not moved) and cuts it into chunks.
+ * @param[out] out the index; free with pm_chunk_index_free()
+ * @param f        an open recording (file mode: regular file; a pipe stream
+ *                 gives one chunk without scanning)
+ * @param opts     options, or NULL
+ * @return 0; the reader's error (with its offset) for a damaged file;
+ *         -EINVAL, -PM_ERR_STRUCT_SIZE, -ENOMEM.
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_chunk_index_new_from_file(pm_chunk_index **out, pm_file *f,
+							const struct pm_chunk_index_opts *opts);
+
+/** @brief **pm_chunk_index_free()** releases an index.  NULL-safe. @since 0.1 */
+PM_EXPERIMENTAL PM_API void pm_chunk_index_free(pm_chunk_index *idx);
+
+/** @brief **pm_chunk_index_count()**: number of chunks (at least 1). @since 0.1 */
+PM_EXPERIMENTAL PM_API size_t pm_chunk_index_count(const pm_chunk_index *idx);
+
+/**
+ * @brief **pm_chunk_index_get()** copies chunk @p i out.
+ * @return 0; -ENOENT past the end; -EINVAL; -PM_ERR_STRUCT_SIZE.
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_chunk_index_get(const pm_chunk_index *idx, size_t i, struct pm_file_chunk *out);
+
+/**
+ * @brief **pm_chunk_index_time_range()**: the earliest and the latest sample
+ *        time of the file (seen by the scan).
+ * @return 0; -ENOENT when the file has no timed samples or was not scanned
+ *         (pipe stream, zstd); -EINVAL.
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_chunk_index_time_range(const pm_chunk_index *idx, uint64_t *first,
+						     uint64_t *last);
+
+/**
+ * @brief **pm_file_select_chunk()** restricts a freshly opened recording to
+ *        one chunk of its index: pm_file_next() (and every bulk reader over
+ *        @p f) then hands out the records of [read_start, end) in time order,
+ *        and of the samples only those of the chunk's window.  Call it before
+ *        the first record is read.  A PM_CHUNK_WHOLE chunk changes nothing.
+ * @return 0; -EINVAL (records already read, the chunk is of another file,
+ *         a time window with pm_file_opts::raw_order, a pipe stream).
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_file_select_chunk(pm_file *f, const struct pm_file_chunk *chunk);
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

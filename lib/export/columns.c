@@ -8,6 +8,7 @@
 
 #include "internal/pm_internal.h"
 #include "internal/source_int.h"
+#include "export/columns_int.h"
 
 enum {
 	COL_TIME, COL_PID, COL_TID, COL_CPU, COL_IP, COL_PERIOD, COL_ADDR, COL_ID, COL_EVENT,
@@ -25,33 +26,6 @@ static const struct {
 	[COL_EVENT] = { "event", PM_COL_I32 },	 [COL_CPUMODE] = { "cpumode", PM_COL_U8 },
 	[COL_CALLCHAIN_NR] = { "callchain_nr", PM_COL_U32 },
 	[COL_RAW_OK] = { "raw_ok", PM_COL_U8 },
-};
-
-/* More columns than any decoder has fields (with their _valid twins). */
-#define PM_COLUMNS_MAX 512
-
-struct pm_column {
-	char *name;
-	int type;
-	int field;	/* raw field index, -1 for base columns */
-	int valid_of;	/* for a `_valid` column: the raw field index, else -1 */
-};
-
-struct pm_columns {
-	struct pm__source src;	/* where the samples come from */
-	int event;
-	pm_raw_ctx *ctx;
-	const pm_raw_decoder *dec;
-	uint8_t *dec_for_attr;	/* per attr: 1 if the column decoder applies */
-	size_t nattrs;
-	struct pm_column *cols;
-	size_t ncols;
-	size_t nfields;
-	uint64_t *vals;		/* nfields scratch values */
-	uint8_t *present;	/* nfields scratch flags */
-	uint64_t *fixed_period;	/* per attr: the period of a non-freq attr */
-	uint8_t *has_fixed;	/* per attr: 1 if fixed_period applies */
-	uint64_t skipped;
 };
 
 static size_t pm_col_width(int type)
@@ -144,6 +118,8 @@ void pm_columns_free(pm_columns *c)
 	free(c->dec_for_attr);
 	free(c->fixed_period);
 	free(c->has_fixed);
+	pm__columns_mt_free(c->mt);
+	free(c->decoder_name);
 	pm_raw_ctx_free(c->ctx);
 	free(c);
 }
@@ -168,7 +144,15 @@ int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_colum
 	if (!c)
 		return -ENOMEM;
 	pm__source_file(&c->src, f);
+	c->file = f;
 	c->event = o.event;
+	c->threads = o.threads > 1 ? PM_MIN(o.threads, 256) : 1;
+	c->chunk_bytes = o.chunk_bytes ? o.chunk_bytes : (8ull << 20);
+	c->no_raw = o.no_raw;
+	if (o.decoder && !(c->decoder_name = strdup(o.decoder))) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	c->nattrs = pm_file_nr_attrs(f);
 	if (o.event >= 0 && (size_t)o.event >= c->nattrs) {
 		err = pm__err(ENOENT, "event index %d out of range (the file has %zu events)", o.event,
@@ -549,6 +533,11 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 	bool need_raw = false;
 	int rc = 0;
 
+	if (c->threads > 1) {
+		rc = pm__columns_mt_fill(c, base, stride, ncols, cap, n);
+		if (rc <= 0)
+			return rc;
+	}
 	ncols = PM_MIN(ncols, c->ncols);
 	for (size_t i = 0; i < ncols; i++)
 		if (base[i]) {

@@ -232,6 +232,11 @@ struct pm_file {
 	uint64_t err_off;
 	int hdr_err;
 	uint64_t hdr_err_off;
+
+	/* pm_file_select_chunk() (chunks.c): samples whose time is outside
+	 * [twin_lo, twin_hi) are dropped before they are queued */
+	bool twin;
+	uint64_t twin_lo, twin_hi;
 };
 
 /* reader_feat.c */

@@ -299,6 +299,9 @@ int pmf_next(pm_file *f, struct pmf_rec *r)
 			}
 		}
 		if (r->type < PM_RECORD_USER_TYPE_START && r->time != PM_FILE_NO_TIME && r->time) {
+			if (f->twin && r->type == PM_RECORD_SAMPLE &&
+			    (r->time < f->twin_lo || r->time >= f->twin_hi))
+				continue; /* another chunk's sample (chunks.c) */
 			if (!pmf_q_push_fast(f, r) && (rc = pmf_q_push(f, r)) != 0)
 				return pmf_fail(f, pm__err(-rc, "%s: no memory to sort records", PMF_NAME(f)),
 						r->offset);

@@ -381,6 +381,34 @@ static int call_columns_opts(void *p)
 	return rc;
 }
 
+static int call_chunk_index_opts(void *p)
+{
+	pm_file *f = NULL;
+	pm_chunk_index *idx = NULL;
+	int rc = pm_file_open(&f, SYNTH, NULL);
+	if (rc == 0)
+		rc = pm_chunk_index_new_from_file(&idx, f, p);
+	if (rc == 0)
+		rc = pm_chunk_index_count(idx) >= 1 ? 0 : -1;
+	pm_chunk_index_free(idx);
+	pm_file_close(f);
+	return rc;
+}
+
+static int call_file_chunk(void *p)
+{
+	pm_file *f = NULL;
+	pm_chunk_index *idx = NULL;
+	int rc = pm_file_open(&f, SYNTH, NULL);
+	if (rc == 0)
+		rc = pm_chunk_index_new_from_file(&idx, f, NULL);
+	if (rc == 0)
+		rc = pm_chunk_index_get(idx, 0, p);
+	pm_chunk_index_free(idx);
+	pm_file_close(f);
+	return rc;
+}
+
 static int call_writer_opts(void *p)
 {
 	char path[] = "/tmp/pm_check_structsize.XXXXXX";
@@ -574,7 +602,9 @@ static const struct case_ cases[] = {
 	C(pm_ring_stats, PM_RING_STATS_SZ_V1, overruns, 1, call_ring_stats),
 	C(pm_evlist_opts, PM_EVLIST_OPTS_SZ_V1, wakeup_bytes, 0, call_evlist_opts),
 	C(pm_count, PM_COUNT_SZ_V1, multiplexed, 1, call_count),
-	C(pm_columns_opts, PM_COLUMNS_OPTS_SZ_V1, no_raw, 0, call_columns_opts),
+	C(pm_columns_opts, PM_COLUMNS_OPTS_SZ_V1, chunk_bytes, 0, call_columns_opts),
+	C(pm_chunk_index_opts, PM_CHUNK_INDEX_OPTS_SZ_V1, chunk_bytes, 0, call_chunk_index_opts),
+	C(pm_file_chunk, PM_FILE_CHUNK_SZ_V1, data_end, 1, call_file_chunk),
 	C(pm_export_opts, PM_EXPORT_OPTS_SZ_V1, progress_user, 0, call_export_opts),
 	C(pm_json_opts, PM_JSON_OPTS_SZ_V1, dso, 0, call_json_opts),
 	C(pm_writer_opts, PM_WRITER_OPTS_SZ_V1, buffer_bytes, 0, call_writer_opts),

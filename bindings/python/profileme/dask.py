@@ -1,0 +1,592 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+"""Fleet-scale analysis on Dask: many recordings, many cores, many machines.
+
+    import profileme.dask as pmd
+    ddf = pmd.read_samples("/data/perf/*/perf.data", symbols=True)
+    pmd.hotspots(ddf, by=["sym", "dso"])          # perf report's overhead table
+    pmd.profileme_summary(ddf)                    # report's ProfileMe columns
+
+Each partition is one chunk of one recording (``chunks()``: the library's
+chunk index, pm_chunk_index_new_from_file()), decoded in C where the task
+runs: with a ``distributed.Client`` on its workers (the paths must be
+visible there), else in Dask's default scheduler.  docs/dask.md has the
+rules and a worked example.
+"""
+
+import glob as _glob
+import os
+
+import numpy as np
+
+import profileme
+from profileme import _glue as _c
+
+DEFAULT_CHUNK_BYTES = 64 << 20
+
+# flags of a chunk (include/profileme/file.h)
+CHUNK_TIME_WINDOW = 1
+CHUNK_WHOLE = 2
+CHUNK_TIME_KNOWN = 4
+
+_CHUNK_KEYS = ("start", "end", "read_start", "time_lo", "time_hi", "time_min", "time_max",
+               "flags", "index", "data_offset", "data_end")
+_SYM_COLUMNS = ("comm", "dso", "sym", "symoff")
+
+__all__ = ["read_samples", "chunks", "hotspots", "profileme_summary", "ibs_summary",
+           "DEFAULT_CHUNK_BYTES"]
+
+
+def chunks(path, chunk_bytes=DEFAULT_CHUNK_BYTES):
+    """The chunk index of one recording: (list of dicts, (first, last) sample
+    time or None).  Each dict has start, end (the bytes the chunk stands for),
+    read_start, time_lo, time_hi (its samples: time_lo <= time < time_hi when
+    flags has CHUNK_TIME_WINDOW), time_min/time_max (bounds, CHUNK_TIME_KNOWN),
+    flags, index, and a ``key`` to hand to the reader."""
+    path = os.fspath(path)
+    f = _c.file_open(path, 0)
+    try:
+        with profileme._named(path):
+            lst, rng = _c.chunk_index(f, int(chunk_bytes or 0))
+    finally:
+        _c.file_close(f)
+    out = []
+    for t in lst:
+        d = dict(zip(_CHUNK_KEYS, t))
+        d["key"] = tuple(t)
+        out.append(d)
+    return out, rng
+
+
+def _expand(paths_or_glob):
+    if isinstance(paths_or_glob, (str, bytes, os.PathLike)):
+        items = [paths_or_glob]
+    else:
+        items = list(paths_or_glob)
+    out = []
+    for p in items:
+        p = os.fsdecode(os.fspath(p))
+        if _glob.has_magic(p):
+            hits = sorted(_glob.glob(p))
+            if not hits:
+                raise FileNotFoundError("no recording matches %r" % p)
+            out += hits
+        else:
+            out.append(p)
+    if not out:
+        raise ValueError("read_samples() needs at least one recording")
+    return out
+
+
+def _wanted(rec, fields, symbols, attribution):
+    """The columns to decode for to_pandas(fields) (+ what symbols need)."""
+    if fields is None:
+        return None
+    names = rec._all_names()
+    get = ["time"] + list(fields) + ["raw_ok"] + [f + "_valid" for f in fields]
+    if symbols:
+        get += ["pid", "tid", "ip", "cpumode"]
+        dec = profileme._attr_decoder(rec._decoded)
+        if dec is not None and attribution:
+            get += list(profileme._ATTR_REGS[dec])
+    return [g for g in dict.fromkeys(get) if g in names]
+
+
+def _chunk_array(rec, path, key, get, ev):
+    """The samples of one chunk as samples() gives them."""
+    f = _c.file_open(path, 0)
+    try:
+        with profileme._named(path):
+            _c.file_select_chunk(f, key)
+            cols = _c.columns_new(f, ev, None)
+        try:
+            feats = rec.features
+            if not key[7] & CHUNK_WHOLE:
+                # the first guess of the row count: the chunk's bytes, not the file's
+                rec.features = dict(feats, data_size=max(int(key[1]) - int(key[2]), 1))
+            try:
+                return rec._read_columns(cols, get, ev, False)
+            finally:
+                rec.features = feats
+        finally:
+            _c.columns_free(cols)
+    finally:
+        _c.file_close(f)
+
+
+def _frame(rec, arr, fields, event, symbols, attribution, symfs, kallsyms):
+    """to_pandas(fields, event, symbols=...) of the rows in arr."""
+    user = None if fields is None else [f for f in fields if f not in _SYM_COLUMNS]
+    df = rec.to_pandas(fields=user, event=event, attribution=attribution, _arr=arr)
+    if symbols:
+        cols = rec._symbol_columns(arr, symfs, kallsyms, attribution)
+        if fields is not None:
+            df = df[[c for c in df.columns if c in fields]]
+        df = df.copy()
+        for c in _SYM_COLUMNS:
+            if fields is None or c in fields or symbols is True:
+                df[c] = cols[c]
+    return df
+
+
+def _read_chunk(path, key, fields, event, symbols, attribution, symfs, kallsyms, source, meta):
+    """One partition: the chunk's samples, conformed to meta, time as index."""
+    with profileme.open(path) as rec:
+        ev = rec._event_index(event)
+        rec._schema_for(ev)
+        get = _wanted(rec, fields, symbols, attribution)
+        arr = _chunk_array(rec, path, key, get, ev)
+        df = _frame(rec, arr, fields, event, symbols, attribution, symfs, kallsyms)
+        times = arr["time"]
+    return _conform(df, times, source, meta)
+
+
+def _conform(df, times, source, meta):
+    import pandas as pd
+    n = len(df)
+    data = {}
+    for c in meta.columns:
+        dt = meta[c].dtype
+        if c == "source":
+            data[c] = pd.Categorical.from_codes(np.full(n, source, dtype=np.int64),
+                                                categories=dt.categories)
+        elif c in df.columns:
+            col = df[c]
+            if isinstance(dt, pd.CategoricalDtype):
+                if _known(dt):
+                    col = col.cat.set_categories(dt.categories) if \
+                        isinstance(col.dtype, pd.CategoricalDtype) else \
+                        pd.Categorical(col, categories=dt.categories)
+                data[c] = col.array if isinstance(col, pd.Series) else col
+            elif col.dtype != dt:
+                data[c] = col.astype(dt).array
+            else:
+                data[c] = col.array
+        else:
+            data[c] = pd.array([None] * n, dtype=dt) if not isinstance(dt, pd.CategoricalDtype) \
+                else pd.Categorical([None] * n, categories=dt.categories if _known(dt) else [])
+    out = pd.DataFrame(data, index=pd.Index(np.asarray(times, dtype=np.uint64), name="time"),
+                       copy=False)
+    return out
+
+
+def _known(dt):
+    from dask.dataframe.utils import UNKNOWN_CATEGORIES
+    return UNKNOWN_CATEGORIES not in list(dt.categories)
+
+
+def _file_meta(path, fields, event, symbols, attribution):
+    """Empty frame with the file's columns and dtypes (no sample read)."""
+    import pandas as pd
+    with profileme.open(path) as rec:
+        ev = rec._event_index(event)
+        rec._schema_for(ev)
+        get = _wanted(rec, fields, symbols, attribution)
+        names = rec._all_names()
+        dtype = np.dtype([(n, t) for n, t, _ in _c_schema(rec, ev) if get is None or n in get])
+        arr = np.empty(0, dtype=dtype)
+        user = None if fields is None else [f for f in fields if f not in _SYM_COLUMNS]
+        if fields is not None:
+            bad = [f for f in fields if f not in names and f not in _SYM_COLUMNS]
+            if bad:
+                raise ValueError("%s: unknown fields %s (available: %s)" % (path, bad, names))
+        df = rec.to_pandas(fields=user, event=event, attribution=attribution, _arr=arr)
+    if symbols:
+        if fields is not None:
+            df = df[[c for c in df.columns if c in fields]]
+        df = df.copy()
+        for c in _SYM_COLUMNS:
+            if fields is None or c in fields or symbols is True:
+                df[c] = np.zeros(0, dtype=np.uint64) if c == "symoff" else pd.Categorical([])
+    return df.drop(columns=[c for c in ("time",) if c in df.columns])
+
+
+def _c_schema(rec, ev):
+    cols = _c.columns_new(rec._file, ev, None)
+    try:
+        return _c.columns_schema(cols)[0]
+    finally:
+        _c.columns_free(cols)
+
+
+def _union_meta(metas, paths, symbols):
+    """One meta over the files: categories unioned (symbol names unknown),
+    a column absent somewhere made nullable (uint64 -> UInt64, bool ->
+    boolean), as read_many() does."""
+    import pandas as pd
+    from dask.dataframe.utils import UNKNOWN_CATEGORIES
+    names = []
+    for m in metas:
+        names += [c for c in m.columns if c not in names]
+    data = {"source": pd.Categorical([], categories=profileme._unique_names(paths))}
+    for c in names:
+        have = [m[c] for m in metas if c in m.columns]
+        everywhere = len(have) == len(metas)
+        dt = have[0].dtype
+        if isinstance(dt, pd.CategoricalDtype):
+            if symbols and c in ("comm", "dso", "sym"):
+                cats = [UNKNOWN_CATEGORIES]
+            else:
+                cats = []
+                for h in have:
+                    cats += [x for x in h.cat.categories if x not in cats]
+            data[c] = pd.Categorical([], categories=cats)
+            continue
+        kinds = {str(h.dtype) for h in have}
+        if everywhere and len(kinds) == 1:
+            data[c] = pd.Series([], dtype=dt)
+            continue
+        k = {h.dtype.kind for h in have if isinstance(h.dtype, np.dtype)} | \
+            {getattr(h.dtype, "kind", "O") for h in have if not isinstance(h.dtype, np.dtype)}
+        if k <= {"u"}:
+            target = "UInt64"
+        elif k <= {"u", "i"}:
+            target = "Int64"
+        elif k <= {"b"}:
+            target = "boolean"
+        else:
+            target = dt
+        data[c] = pd.Series([], dtype=target)
+    meta = pd.DataFrame({k: (v.array if isinstance(v, pd.Series) else v)
+                         for k, v in data.items()})
+    meta.index = pd.Index(np.zeros(0, dtype=np.uint64), name="time")
+    return meta
+
+
+def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
+                 chunk_bytes=DEFAULT_CHUNK_BYTES, attribution=True, symfs=None, kallsyms=None):
+    """The samples of many recordings as one ``dask.dataframe.DataFrame``.
+
+    ``paths_or_glob``: a path, a glob pattern, or a list of them (files
+    visible where the tasks run).  One partition per chunk of each file
+    (``chunks()``; ``chunk_bytes`` of data each, cut at FINISHED_ROUND; pipe
+    streams and ``perf record -z`` files are one chunk).  The columns are
+    those of ``PerfData.to_pandas(fields, event, symbols=..., attribution,
+    symfs, kallsyms)``, typed as it types them (categoricals for names,
+    code columns as categoricals of their names, nullable dtypes for
+    decoded fields), after a ``source`` categorical naming the file; the
+    index is ``time``.  Event names and code columns share one set of
+    categories over all files; ``comm``, ``dso`` and ``sym`` have categories
+    per partition (unknown to Dask: ``.cat.as_known()`` to set them).
+
+    Divisions are known (on time) when every file's samples carry times and
+    the files' time ranges do not overlap (one file, or the hourly files of
+    one machine); the partitions are then in time order.  Otherwise they are
+    unknown and the partitions are in the order of the paths, each file's
+    chunks in time order.  Times of different machines are on different
+    clocks: never join on them.
+
+    ``symbols=True`` symbolizes each chunk with the recording's whole
+    history (the library replays the file's MMAP/COMM/FORK/EXIT records and
+    looks each row up with the maps of its time), as ``to_pandas`` does.
+    """
+    import dask.dataframe as dd
+    paths = _expand(paths_or_glob)
+    fields = profileme.PerfData._fields(fields)
+    metas, indexes = [], []
+    for p in paths:
+        metas.append(_file_meta(p, fields, event, symbols, attribution))
+        indexes.append(chunks(p, chunk_bytes))
+    meta = _union_meta(metas, paths, symbols)
+    # known divisions: every chunk windowed with known times, files disjoint
+    order = list(range(len(paths)))
+    divisions = None
+    if all(rng is not None and all(c["flags"] & CHUNK_TIME_WINDOW and
+                                   c["flags"] & CHUNK_TIME_KNOWN for c in lst)
+           for lst, rng in indexes):
+        order.sort(key=lambda i: indexes[i][1][0])
+        ok = all(indexes[order[i]][1][1] < indexes[order[i + 1]][1][0]
+                 for i in range(len(order) - 1))
+        if ok:
+            divisions = []
+            for i in order:
+                divisions += [c["time_min"] for c in indexes[i][0]]
+            divisions.append(indexes[order[-1]][1][1])
+            if any(a >= b for a, b in zip(divisions[:-2], divisions[1:-1])) or \
+                    divisions[-2] > divisions[-1]:
+                divisions = None
+        if divisions is None:
+            order = list(range(len(paths)))
+    args = []
+    for i in order:
+        for c in indexes[i][0]:
+            args.append((paths[i], c["key"], i))
+    fn = _Partition(fields, event, symbols, attribution, symfs, kallsyms, meta)
+    return dd.from_map(fn, args, meta=meta, divisions=divisions, label="profileme-read",
+                       enforce_metadata=False)
+
+
+class _Partition:
+    """The partition function (picklable for distributed workers)."""
+
+    def __init__(self, fields, event, symbols, attribution, symfs, kallsyms, meta):
+        self.a = (fields, event, symbols, attribution, symfs, kallsyms)
+        self.meta = meta
+
+    def __call__(self, arg):
+        path, key, source = arg
+        fields, event, symbols, attribution, symfs, kallsyms = self.a
+        return _read_chunk(path, key, fields, event, symbols, attribution, symfs, kallsyms,
+                           source, self.meta)
+
+
+# ---------------------------------------------------------------- reductions
+
+def _keys(df, by):
+    """Group keys as plain objects (categoricals of different partitions
+    have different categories)."""
+    out = {}
+    for k in by:
+        col = df[k]
+        out[k] = col.astype(object).where(col.notna(), None) if hasattr(col, "cat") else col
+    return out
+
+
+def _partial_hot(df, by, extra):
+    import pandas as pd
+    keys = _keys(df, ["event"] + by)
+    d = pd.DataFrame(keys)
+    d["period"] = df["period"].to_numpy(dtype=np.uint64)
+    for k in extra:
+        d[k] = df[k].fillna(False).to_numpy(dtype=np.int64)
+    g = d.groupby(["event"] + by, sort=False, dropna=False)
+    out = g.agg(samples=("period", "size"), period=("period", "sum"),
+                **{k: (k, "sum") for k in extra})
+    return out.reset_index()
+
+
+def _reduce(ddf, fn, *args):
+    """fn over every partition, the results concatenated (one pandas frame)."""
+    import dask
+    import pandas as pd
+    parts = [dask.delayed(fn)(p, *args) for p in ddf.to_delayed()]
+    res = dask.compute(*parts)
+    res = [r for r in res if len(r)]
+    return pd.concat(res, ignore_index=True) if res else fn(ddf._meta, *args)
+
+
+def hotspots(ddf, by=("sym", "dso"), weight="period", top=20):
+    """perf report's hot-spot table over a read_samples() frame (one table
+    per event, as perf report): ``samples``, ``period``, ``overhead``
+    (percent of the event's period), ``samples_percent``, per group of the
+    ``by`` columns (``symbols=True`` for sym/dso/comm), sorted by overhead
+    (or ``weight="samples"``), the ``top`` first rows of each event (None:
+    all).  For ProfileMe also ``redirects`` (samples charged to the
+    trapping instruction of a PAL redirect).  Computed as a Dask reduction:
+    a group-by per partition, summed."""
+    import pandas as pd
+    if weight not in ("period", "samples"):
+        raise ValueError("weight must be 'period' or 'samples', not %r" % (weight,))
+    by = [by] if isinstance(by, str) else list(by)
+    missing = [k for k in by + ["event", "period"] if k not in ddf.columns]
+    if missing:
+        raise ValueError("hotspots() needs the columns %s (read_samples(symbols=True) "
+                         "gives sym, dso and comm)" % missing)
+    extra = []
+    if "charge" in ddf.columns:
+        extra.append("_redirect")
+        ddf = ddf.assign(_redirect=ddf["charge"] == "redirect")
+    part = _reduce(ddf, _partial_hot, by, extra)
+    t = part.groupby(["event"] + by, sort=False, dropna=False).sum(numeric_only=True)
+    t = t.reset_index()
+    tables = []
+    for ev, d in t.groupby("event", sort=True, dropna=False):
+        total = float(d["period"].sum())
+        d = d.copy()
+        d["overhead"] = 100.0 * d["period"].astype(np.float64) / (total or 1.0)
+        d["samples_percent"] = 100.0 * d["samples"] / max(int(d["samples"].sum()), 1)
+        key = ["overhead", "samples"] if weight == "period" else ["samples", "overhead"]
+        d = d.sort_values(key + by, ascending=[False, False] + [True] * len(by), kind="stable")
+        tables.append(d if top is None else d.head(top))
+    out = pd.concat(tables, ignore_index=True) if tables else t
+    if "_redirect" in out.columns:
+        out = out.rename(columns={"_redirect": "redirects"})
+    cols = ["event"] + by + ["overhead", "samples", "samples_percent", "period"] + \
+        (["redirects"] if "redirects" in out.columns else [])
+    out["samples"] = out["samples"].astype(np.int64)
+    out["period"] = out["period"].astype(np.uint64)
+    return out[cols].reset_index(drop=True)
+
+
+def _nearest_rank(values, counts, q):
+    """perf-free nearest rank over a histogram: the value at rank
+    ceil(q/4 * n) (1-based) of the sorted values, as profileme report."""
+    order = np.argsort(values, kind="stable")
+    v, c = np.asarray(values)[order], np.asarray(counts)[order]
+    cum = np.cumsum(c)
+    n = int(cum[-1])
+    rank = max((n * q + 3) // 4, 1) if q < 4 else n
+    return int(v[np.searchsorted(cum, rank)])
+
+
+def _partial_flags(df, by, flags, hists):
+    """Per group: samples, period, count of each flag; per (group, value) of
+    each histogram column: count.  One frame, a `_kind` column telling which."""
+    import pandas as pd
+    keys = _keys(df, ["event"] + by)
+    d = pd.DataFrame(keys)
+    d["period"] = df["period"].to_numpy(dtype=np.uint64)
+    for name, expr in flags.items():
+        d[name] = expr(df).to_numpy(dtype=np.int64)
+    g = d.groupby(["event"] + by, sort=False, dropna=False)
+    base = g.agg(samples=("period", "size"), period=("period", "sum"),
+                 **{k: (k, "sum") for k in flags}).reset_index()
+    base["_kind"] = "base"
+    out = [base]
+    for name, expr in hists.items():
+        vals, sel = expr(df)
+        h = pd.DataFrame({k: v[sel.to_numpy()] for k, v in keys.items()})
+        h["_value"] = np.asarray(vals[sel], dtype=np.int64) if sel.any() else \
+            np.zeros(0, dtype=np.int64)
+        h["samples"] = 1
+        h = h.groupby(["event"] + by + ["_value"], sort=False, dropna=False)["samples"] \
+            .sum().reset_index()
+        h["_kind"] = name
+        out.append(h)
+    return pd.concat(out, ignore_index=True)
+
+
+def _summary(ddf, by, flags, hists, pcts, decoded):
+    import pandas as pd
+    by = [by] if isinstance(by, str) else list(by)
+    missing = [k for k in by + ["event", "period"] if k not in ddf.columns]
+    if missing:
+        raise ValueError("needs the columns %s (read_samples(symbols=True) gives sym, dso "
+                         "and comm)" % missing)
+    part = _reduce(ddf, _partial_flags, by, flags, hists)
+    gk = ["event"] + by
+    base = part[part["_kind"] == "base"].drop(columns=["_kind", "_value"], errors="ignore")
+    t = base.groupby(gk, sort=False, dropna=False).sum(numeric_only=True).reset_index()
+    ev_period = t.groupby("event", dropna=False)["period"].transform("sum").astype(np.float64)
+    t["overhead"] = 100.0 * t["period"].astype(np.float64) / ev_period.where(ev_period > 0, 1.0)
+    for name, (num, den) in pcts.items():
+        # 0 where no sample has the field, as the report prints it
+        t[name] = np.where(t[den] > 0, 100.0 * t[num] / t[den].where(t[den] > 0, 1), 0.0)
+    for name in hists:
+        h = part[part["_kind"] == name]
+        stats = {}
+        for key, g in h.groupby(gk, sort=False, dropna=False):
+            v, c = g["_value"].to_numpy(), g["samples"].to_numpy()
+            n = int(c.sum())
+            if not n:
+                continue
+            stats[key if isinstance(key, tuple) else (key,)] = (
+                float((v * c).sum()) / n, int(v.min()), _nearest_rank(v, c, 1),
+                _nearest_rank(v, c, 2), _nearest_rank(v, c, 3), int(v.max()))
+        rows = [stats.get(tuple(r)) for r in t[gk].itertuples(index=False, name=None)]
+        for j, suffix in enumerate(("mean", "min", "q1", "median", "q3", "max")):
+            t["%s_%s" % (name, suffix)] = pd.array(
+                [r[j] if r is not None else None for r in rows],
+                dtype="Float64" if suffix == "mean" else "Int64")
+    for k in ["samples"] + list(flags):
+        t[k] = t[k].astype(np.int64)
+    t["period"] = t["period"].astype(np.uint64)
+    t = t.sort_values(["event", "overhead"] + by, ascending=[True, False] + [True] * len(by),
+                      kind="stable")
+    return t.reset_index(drop=True)
+
+
+def _flag(col):
+    return lambda df: df[col].fillna(False).astype(bool)
+
+
+def profileme_summary(ddf, by=("comm", "dso", "sym")):
+    """The ProfileMe columns of ``profileme report`` (docs/report.md) per
+    group of ``by`` (default: report's comm, dso, sym) and event, over a
+    read_samples(symbols=True) frame of ProfileMe recordings: samples,
+    period, overhead, profileme (decoded samples), not_killed, killed,
+    stalled, trapped, mispredicted, pal_redirects, icm, their _pct over
+    the decoded samples (stalled_pct, trapped_pct, mispredicted_pct,
+    icache_miss_pct), pctr1 mean/min/q1/median/q3/max (nearest rank), and
+    ``traps``: a dict trap name -> count of every trap other than "none"
+    (the report's JSON "traps").
+    Computed as Dask reductions (counts summed, PCTR1 as a value histogram
+    per group, so the quartiles are exact)."""
+    need = ["raw_ok", "killed", "stalled", "trapped", "mispredicted", "icm", "trap", "pctr1",
+            "charge"]
+    missing = [k for k in need if k not in ddf.columns]
+    if missing:
+        raise ValueError("profileme_summary() needs the ProfileMe columns %s" % missing)
+    trap_names = [t for t in ddf["trap"].cat.categories if t != "none"] \
+        if ddf["trap"].cat.known else []
+    flags = {"profileme": lambda df: df["raw_ok"].astype(bool),
+             "killed": _flag("killed"), "stalled": _flag("stalled"),
+             "trapped": _flag("trapped"), "mispredicted": _flag("mispredicted"),
+             "icm": _flag("icm"),
+             "pal_redirects": lambda df: (df["charge"] == "redirect").fillna(False)}
+    for t in trap_names:
+        flags["trap:" + t] = (lambda name: lambda df: (df["trap"] == name).fillna(False))(t)
+    hists = {"pctr1": lambda df: (df["pctr1"].to_numpy(dtype=np.int64, na_value=0),
+                                  df["raw_ok"].astype(bool))}
+    pcts = {"stalled_pct": ("stalled", "profileme"), "trapped_pct": ("trapped", "profileme"),
+            "mispredicted_pct": ("mispredicted", "profileme"),
+            "icache_miss_pct": ("icm", "profileme")}
+    t = _summary(ddf, by, flags, hists, pcts, "profileme")
+    t.insert(t.columns.get_loc("killed"), "not_killed", t["profileme"] - t["killed"])
+    tc = ["trap:" + n for n in trap_names]
+    t["traps"] = [{n: int(c) for n, c in zip(trap_names, row) if c}
+                  for row in t[tc].itertuples(index=False, name=None)] if tc else \
+        [{} for _ in range(len(t))]
+    return t.drop(columns=tc)
+
+
+def ibs_summary(ddf, by=("comm", "dso", "sym")):
+    """The ``ibs_op`` columns of ``profileme report`` per group and event,
+    over a read_samples(event="ibs_op...", symbols=True) frame: ibs_op
+    (decoded samples), exact, inexact, ip_differs, ops (exact with
+    IBS_OP_DATA), branches, branch_taken, branch_mispredicted (+ _pct),
+    loads, stores, dc_miss (+ dc_miss_pct over loads and stores),
+    dtlb_l1_miss, dtlb_l2_miss, and tag_to_ret / comp_to_ret / dc_miss_lat
+    mean/min/q1/median/q3/max (nearest rank; dc_miss_lat of loads that
+    missed).  Aggregates are over the exact samples, as the report."""
+    need = ["raw_ok", "exact", "ip_differs", "op_data_valid", "tag_to_ret_ctr",
+            "comp_to_ret_ctr", "op_brn_ret", "op_brn_taken", "op_brn_misp", "op_data3_valid",
+            "ld_op", "st_op", "dc_miss", "dc_l1tlb_miss", "dc_l2tlb_miss", "dc_miss_lat"]
+    missing = [k for k in need if k not in ddf.columns]
+    if missing:
+        raise ValueError("ibs_summary() needs the ibs_op columns %s (read_samples(event=the "
+                         "ibs_op event))" % missing)
+
+    def ex(df):
+        return df["exact"].fillna(False).astype(bool)
+
+    def data(df):
+        return ex(df) & df["op_data_valid"].fillna(False).astype(bool)
+
+    def d3(df):
+        return ex(df) & df["op_data3_valid"].fillna(False).astype(bool)
+
+    def f(df, c):
+        return df[c].fillna(False).astype(bool)
+
+    def mem(df):
+        return d3(df) & (f(df, "ld_op") | f(df, "st_op"))
+
+    flags = {
+        "ibs_op": lambda df: df["raw_ok"].astype(bool),
+        "exact": ex,
+        "inexact": lambda df: df["raw_ok"].astype(bool) & ~ex(df),
+        "ip_differs": lambda df: df["ip_differs"].fillna(False).astype(bool),
+        "ops": data,
+        "branches": lambda df: data(df) & f(df, "op_brn_ret"),
+        "branch_taken": lambda df: data(df) & f(df, "op_brn_ret") & f(df, "op_brn_taken"),
+        "branch_mispredicted": lambda df: data(df) & f(df, "op_brn_ret") & f(df, "op_brn_misp"),
+        "loads": lambda df: d3(df) & f(df, "ld_op"),
+        "stores": lambda df: d3(df) & f(df, "st_op"),
+        "_mem": mem,
+        "dc_miss": lambda df: mem(df) & f(df, "dc_miss"),
+        "dtlb_l1_miss": lambda df: mem(df) & f(df, "dc_l1tlb_miss"),
+        "dtlb_l2_miss": lambda df: mem(df) & f(df, "dc_l2tlb_miss"),
+    }
+    hists = {
+        "tag_to_ret": lambda df: (df["tag_to_ret_ctr"].to_numpy(dtype=np.int64, na_value=0),
+                                  data(df)),
+        "comp_to_ret": lambda df: (df["comp_to_ret_ctr"].to_numpy(dtype=np.int64, na_value=0),
+                                   data(df)),
+        "dc_miss_lat": lambda df: (df["dc_miss_lat"].to_numpy(dtype=np.int64, na_value=0),
+                                   d3(df) & f(df, "ld_op") & f(df, "dc_miss")),
+    }
+    pcts = {"branch_taken_pct": ("branch_taken", "branches"),
+            "branch_mispredicted_pct": ("branch_mispredicted", "branches"),
+            "dc_miss_pct": ("dc_miss", "_mem")}
+    t = _summary(ddf, by, flags, hists, pcts, "ibs_op")
+    return t.drop(columns=["_mem"])

@@ -1,0 +1,306 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+"""Chunked decoding (pm_chunk_index, pm_file_select_chunk) and profileme.dask.
+
+Expectations: the whole-file decode of the same recordings (real perf
+recordings: task-clock over two concurrent processes, -g, -z, pipe mode),
+`profileme report --json` for the SYNTHETIC ProfileMe and IBS recordings
+(tests/gen), and pandas over read_many() on the concatenation.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import profileme
+from conftest import GEN, PERF_SKIP, PROFILEME, SRC, SYNTH, WORKLOAD
+
+dd = pytest.importorskip("dask.dataframe")
+import profileme.dask as pmd  # noqa: E402
+
+SYMFS = os.path.join(SRC, "examples", "data", "symfs")
+SYM = dict(symfs=SYMFS, kallsyms=os.path.join(SYMFS, "kallsyms"))
+IBS = os.path.join(SRC, "examples", "data", "ibs-synthetic.data")
+SMALL = 24 << 10     # chunk_bytes: several chunks in a recording of ~0.3 MB
+
+
+@pytest.fixture(scope="module")
+def recs(tmp_path_factory):
+    """Real perf recordings of two concurrent workloads (two CPU rings: the
+    rings' records overlap in time within a round)."""
+    if PERF_SKIP:
+        pytest.skip(PERF_SKIP)
+    d = tmp_path_factory.mktemp("chunks")
+    cmd = ["sh", "-c", '"$0" 700 & "$0" 700 & wait', WORKLOAD]
+    base = ["perf", "record", "-q", "-e", "task-clock", "-c", "50000"]
+    out = {}
+    for name, extra in (("file", []), ("callchain", ["-g"]), ("zstd", ["-z"])):
+        out[name] = str(d / (name + ".data"))
+        r = subprocess.run(base + extra + ["-o", out[name], "--"] + cmd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if r.returncode != 0:
+            assert name == "zstd", "perf record %s failed" % extra
+            del out[name]   # perf without zstd
+    out["pipe"] = str(d / "pipe.data")
+    with open(out["pipe"], "wb") as fh:
+        subprocess.run(base + ["-o", "-", "--"] + cmd, check=True, stdout=fh,
+                       stderr=subprocess.DEVNULL)
+    return out
+
+
+def _chunk_samples(path, chunk_bytes, **kw):
+    lst, rng = pmd.chunks(path, chunk_bytes)
+    parts = []
+    with profileme.open(path) as rec:
+        for c in lst:
+            rec._schema_for(-1)
+            parts.append(pmd._chunk_array(rec, path, c["key"], None, -1))
+    return lst, rng, parts
+
+
+@pytest.mark.parametrize("kind", ["file", "callchain", "zstd", "pipe"])
+def test_chunks_equal_whole_file(recs, kind):
+    if kind not in recs:
+        pytest.skip("perf cannot record with -z here")
+    path = recs[kind]
+    lst, rng, parts = _chunk_samples(path, SMALL)
+    with profileme.open(path) as rec:
+        whole = rec.samples()
+    got = np.concatenate(parts)
+    assert len(whole) > 1000
+    assert got.dtype == whole.dtype
+    for name in whole.dtype.names:          # column for column, in order
+        assert np.array_equal(got[name], whole[name]), name
+    if kind in ("zstd", "pipe"):
+        assert len(lst) == 1 and lst[0]["flags"] & pmd.CHUNK_WHOLE
+        return
+    assert len(lst) >= 4
+    assert rng == (int(whole["time"].min()), int(whole["time"].max()))
+    data_off = lst[0]["data_offset"]
+    assert lst[0]["start"] == data_off and lst[-1]["end"] == lst[0]["data_end"]
+    for a, b in zip(lst, lst[1:]):
+        assert a["end"] == b["start"] and a["time_hi"] == b["time_lo"] and a["time_lo"] < b["time_lo"]
+    for c, p in zip(lst, parts):
+        assert c["flags"] & pmd.CHUNK_TIME_WINDOW and c["read_start"] <= c["start"]
+        assert len(p) and (p["time"] >= c["time_lo"]).all() and (p["time"] < c["time_hi"]).all()
+        assert c["time_min"] <= p["time"].min() and p["time"].max() <= c["time_max"]
+
+
+def test_chunks_overlap_is_needed(recs):
+    """Two rings per round: some chunk reads from before its start, and the
+    samples it finds there are its own (by time), not its predecessor's."""
+    path = recs["file"]
+    lst, _, parts = _chunk_samples(path, SMALL)
+    over = [c for c in lst if c["read_start"] < c["start"]]
+    if not over:
+        pytest.skip("the workloads ran on one CPU: no overlap between rings to test")
+    # decoded as plain byte ranges, the samples of these chunks would differ
+    with profileme.open(path) as rec:
+        whole = rec.samples(fields=["time"])["time"]
+    for c in over:
+        inside = whole[(whole >= c["time_lo"]) & (whole < c["time_hi"])]
+        assert len(parts[c["index"]]) == len(inside)
+
+
+def test_select_chunk_errors(recs):
+    from profileme import _glue as c
+    path = recs["file"]
+    lst, _ = pmd.chunks(path, SMALL)
+    f = c.file_open(path, 0)
+    try:
+        c.file_next(f, None)
+        with pytest.raises(profileme.Error, match="after records were read"):
+            c.file_select_chunk(f, lst[1]["key"])
+    finally:
+        c.file_close(f)
+    other = pmd.chunks(recs["callchain"], SMALL)[0]
+    f = c.file_open(path, 0)
+    try:
+        bad = list(other[-1]["key"])
+        bad[9] += 8                         # another data offset
+        with pytest.raises(profileme.Error, match="not a chunk of this file"):
+            c.file_select_chunk(f, tuple(bad))
+    finally:
+        c.file_close(f)
+    f = c.file_open(recs["pipe"], 0)
+    try:
+        with pytest.raises(profileme.Error, match="pipe stream is one chunk"):
+            c.file_select_chunk(f, lst[1]["key"])
+    finally:
+        c.file_close(f)
+
+
+@pytest.mark.parametrize("kind", ["file", "callchain"])
+def test_read_samples_equals_to_pandas(recs, kind):
+    path = recs[kind]
+    ddf = pmd.read_samples(path, chunk_bytes=SMALL, symbols=True)
+    assert ddf.npartitions >= 4 and ddf.known_divisions
+    got = ddf.compute()
+    with profileme.open(path) as rec:
+        want = rec.to_pandas(symbols=True).set_index("time")
+    assert list(got.columns) == ["source"] + list(want.columns)
+    assert (got["source"] == path).all()
+    for c in want.columns:
+        a, b = got[c], want[c]
+        if hasattr(b, "cat"):
+            a, b = a.astype(object), b.astype(object)
+        assert a.dtype == b.dtype, c
+        assert a.reset_index(drop=True).equals(b.reset_index(drop=True)), c
+    assert np.array_equal(got.index.to_numpy(), want.index.to_numpy())
+    # known divisions: loc on time reads only the partitions that hold it
+    t = int(want.index[len(want) // 2])
+    assert len(ddf.loc[t:t].compute()) == int((want.index == t).sum())
+
+
+def test_read_samples_fields_and_mixed_files(recs):
+    paths = [recs["file"], recs["pipe"]]
+    ddf = pmd.read_samples(paths, fields=["tid", "ip", "event"], chunk_bytes=SMALL)
+    assert list(ddf.columns) == ["source", "tid", "ip", "event"]
+    assert not ddf.known_divisions          # the two recordings overlap in time
+    got = ddf.compute()
+    want = profileme.read_many(paths, fields=["time", "tid", "ip", "event"])
+    assert got["source"].astype(str).tolist() == want["source"].astype(str).tolist()
+    assert np.array_equal(got.index.to_numpy(), want["time"].to_numpy())
+    for c in ("tid", "ip"):
+        assert np.array_equal(got[c].to_numpy(), want[c].to_numpy()), c
+    assert got["event"].astype(str).tolist() == want["event"].astype(str).tolist()
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    """20 SYNTHETIC ProfileMe recordings (tests/gen/gen_profileme.py, one seed each)."""
+    d = tmp_path_factory.mktemp("fleet")
+    paths = []
+    for i in range(20):
+        p = str(d / ("host%02d.data" % i))
+        subprocess.run([sys.executable, GEN, p, "--samples", "400", "--seed", str(1000 + i)],
+                       check=True, stdout=subprocess.DEVNULL)
+        paths.append(p)
+    return paths
+
+
+def _report(path):
+    out = subprocess.run([PROFILEME, "report", "--json", "-i", path], check=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+    return [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+
+
+def test_profileme_summary_equals_report():
+    """One SYNTHETIC file, several chunks: the numbers of profileme report."""
+    ddf = pmd.read_samples(SYNTH, symbols=True, chunk_bytes=4096, **SYM)
+    assert ddf.npartitions > 1
+    got = pmd.profileme_summary(ddf)
+    hot = pmd.hotspots(ddf, by=["comm", "dso", "sym"], top=None)
+    rows = _report(SYNTH)
+    assert len(got) == len(rows) == len(hot)
+    by = {(r["comm"], r["dso"], r["sym"]): r for r in rows}
+    for g in got.to_dict("records"):
+        r = by[(g["comm"], g["dso"], g["sym"])]
+        for k in ("samples", "period", "profileme", "not_killed", "killed", "stalled", "trapped",
+                  "mispredicted", "pal_redirects", "pctr1_min", "pctr1_q1", "pctr1_median",
+                  "pctr1_q3", "pctr1_max"):
+            assert g[k] == r[k], (k, g, r)
+        for k in ("overhead", "stalled_pct", "trapped_pct", "mispredicted_pct",
+                  "icache_miss_pct", "pctr1_mean"):
+            assert abs(g[k] - r[k]) < 1e-4, k
+        assert g["traps"] == r["traps"]
+    for h in hot.to_dict("records"):
+        r = by[(h["comm"], h["dso"], h["sym"])]
+        assert (h["samples"], h["period"], h["redirects"]) == \
+            (r["samples"], r["period"], r["pal_redirects"])
+        assert abs(h["overhead"] - r["overhead"]) < 1e-4
+
+
+def test_ibs_summary_equals_report():
+    """The SYNTHETIC IBS recording's ibs_op rows of profileme report."""
+    with profileme.open(IBS) as rec:
+        op = [e["name"] for e in rec.events if e["name"].startswith("ibs_op")][0]
+    ddf = pmd.read_samples(IBS, event=op, symbols=True, chunk_bytes=4096, **SYM)
+    got = pmd.ibs_summary(ddf)
+    rows = [r for r in _report(IBS) if r["event"] == op]
+    by = {(r["comm"], r["dso"], r["sym"]): r for r in rows}
+    assert len(got) == len(rows)
+    for g in got.to_dict("records"):
+        r = by[(g["comm"], g["dso"], g["sym"])]
+        for k in ("samples", "period", "ibs_op", "exact", "inexact", "ip_differs", "ops",
+                  "branches", "branch_taken", "branch_mispredicted", "loads", "stores",
+                  "dc_miss", "dtlb_l1_miss", "dtlb_l2_miss"):
+            assert g[k] == r[k], (k, g, r)
+        for q in ("tag_to_ret", "comp_to_ret", "dc_miss_lat"):
+            for s in ("q1", "median", "q3", "max"):
+                k = "%s_%s" % (q, s)
+                if k in r:
+                    assert g[k] == r[k], (k, g, r)
+            if q + "_mean" in r:
+                assert abs(g[q + "_mean"] - r[q + "_mean"]) < 1e-4
+        for k in ("branch_taken_pct", "branch_mispredicted_pct", "dc_miss_pct"):
+            if k in r:
+                assert abs(g[k] - r[k]) < 1e-4, k
+
+
+def test_local_cluster_fleet(fleet):
+    """A LocalCluster of 2 workers over 20 recordings: the hotspots and the
+    ProfileMe aggregates pandas gives on the concatenation (read_many)."""
+    distributed = pytest.importorskip("distributed")
+    import pandas as pd
+    ddf = pmd.read_samples(fleet, symbols=True, chunk_bytes=8192, **SYM)
+    assert ddf.npartitions > len(fleet)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=40) as cl, \
+            distributed.Client(cl) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        hot = pmd.hotspots(ddf, by=["sym", "dso"], top=None)
+        summ = pmd.profileme_summary(ddf, by=["sym"])
+        n = int(ddf.map_partitions(len).compute().sum())
+    df = profileme.read_many(fleet, symbols=True, **SYM)
+    assert n == len(df)
+    total = df["period"].sum()
+    g = df.groupby(["sym", "dso"], observed=True).agg(samples=("period", "size"),
+                                                      period=("period", "sum"))
+    assert len(hot) == len(g)
+    for h in hot.to_dict("records"):
+        w = g.loc[(h["sym"], h["dso"])]
+        assert (h["samples"], h["period"]) == (w["samples"], w["period"])
+        assert abs(h["overhead"] - 100.0 * w["period"] / total) < 1e-9
+    ok = df["raw_ok"]
+    for s in summ.to_dict("records"):
+        d = df[df["sym"] == s["sym"]]
+        dec = d[d["raw_ok"]]
+        assert s["samples"] == len(d) and s["profileme"] == len(dec)
+        for k in ("killed", "stalled", "trapped", "mispredicted", "icm"):
+            assert s[k] == int(dec[k].sum()), k
+        assert s["pal_redirects"] == int((d["charge"] == "redirect").sum())
+        v = np.sort(dec["pctr1"].to_numpy(dtype=np.int64))
+        assert s["pctr1_median"] == v[(len(v) * 2 + 3) // 4 - 1]
+        assert s["pctr1_q3"] == v[(len(v) * 3 + 3) // 4 - 1]
+        assert abs(s["pctr1_mean"] - v.mean()) < 1e-9
+        traps = dec["trap"][dec["trap"] != "none"].value_counts()
+        assert s["traps"] == {k: int(c) for k, c in traps.items() if c}
+    assert ok.any() and isinstance(df["sym"].dtype, pd.CategoricalDtype)
+
+
+@pytest.mark.parametrize("kind", ["file", "callchain", "zstd", "pipe"])
+def test_threads_equal_one_thread(recs, kind):
+    """pm_columns_opts.threads = 2 (chunks decoded by two threads) gives the
+    rows of one thread, every column, in order; fields asked for stay asked."""
+    from profileme import _glue as c
+    if kind not in recs:
+        pytest.skip("perf cannot record with -z here")
+    path = recs[kind]
+    with profileme.open(path) as rec:
+        one = rec.samples()
+        for fields in (None, ["time", "ip", "tid"]):
+            f = c.file_open(path, 0)
+            try:
+                cols = c.columns_new_mt(f, -1, 2, SMALL)
+                try:
+                    two = rec._read_columns(cols, fields, -1, False)
+                finally:
+                    c.columns_free(cols)
+            finally:
+                c.file_close(f)
+            assert len(two) == len(one)
+            for name in two.dtype.names:
+                assert np.array_equal(two[name], one[name]), name
