@@ -1986,6 +1986,8 @@ out:
 	if (vt.obj)
 		PyBuffer_Release(&vt);
 	return res;
+}
+
 /* ------------------------------------------------------------------ */
 /* chunks (profileme.dask): the index as tuples, and a chunk selected */
 

@@ -247,9 +247,11 @@ def test_local_cluster_fleet(fleet):
     import pandas as pd
     ddf = pmd.read_samples(fleet, symbols=True, chunk_bytes=8192, **SYM)
     assert ddf.npartitions > len(fleet)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=40) as cl, \
-            distributed.Client(cl) as client:
+    import dask
+    with dask.config.set({"distributed.comm.timeouts.connect": "120s"}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=None, silence_logs=40) as cl, \
+            distributed.Client(cl, timeout="120s") as client:
         assert len(client.scheduler_info()["workers"]) == 2
         hot = pmd.hotspots(ddf, by=["sym", "dso"], top=None)
         summ = pmd.profileme_summary(ddf, by=["sym"])
