@@ -23,7 +23,14 @@ import profileme.dask as pmd  # noqa: E402
 SYMFS = os.path.join(SRC, "examples", "data", "symfs")
 SYM = dict(symfs=SYMFS, kallsyms=os.path.join(SYMFS, "kallsyms"))
 IBS = os.path.join(SRC, "examples", "data", "ibs-synthetic.data")
-SMALL = 24 << 10     # chunk_bytes: several chunks in a recording of ~0.3 MB
+SMALL = 24 << 10     # chunk_bytes for the synthetic and threaded cases
+
+
+def _small(path):
+    """chunk_bytes giving about 8 chunks (the workload's size depends on the
+    machine's load: it runs for a wall time)."""
+    with profileme.open(path) as rec:
+        return max(int(rec.features.get("data_size") or 0) // 8, 4096)
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +72,7 @@ def test_chunks_equal_whole_file(recs, kind):
     if kind not in recs:
         pytest.skip("perf cannot record with -z here")
     path = recs[kind]
-    lst, rng, parts = _chunk_samples(path, SMALL)
+    lst, rng, parts = _chunk_samples(path, _small(path))
     with profileme.open(path) as rec:
         whole = rec.samples()
     got = np.concatenate(parts)
@@ -92,7 +99,7 @@ def test_chunks_overlap_is_needed(recs):
     """Two rings per round: some chunk reads from before its start, and the
     samples it finds there are its own (by time), not its predecessor's."""
     path = recs["file"]
-    lst, _, parts = _chunk_samples(path, SMALL)
+    lst, _, parts = _chunk_samples(path, _small(path))
     over = [c for c in lst if c["read_start"] < c["start"]]
     if not over:
         pytest.skip("the workloads ran on one CPU: no overlap between rings to test")
@@ -107,7 +114,7 @@ def test_chunks_overlap_is_needed(recs):
 def test_select_chunk_errors(recs):
     from profileme import _glue as c
     path = recs["file"]
-    lst, _ = pmd.chunks(path, SMALL)
+    lst, _ = pmd.chunks(path, _small(path))
     f = c.file_open(path, 0)
     try:
         c.file_next(f, None)
@@ -115,7 +122,7 @@ def test_select_chunk_errors(recs):
             c.file_select_chunk(f, lst[1]["key"])
     finally:
         c.file_close(f)
-    other = pmd.chunks(recs["callchain"], SMALL)[0]
+    other = pmd.chunks(recs["callchain"], _small(recs["callchain"]))[0]
     f = c.file_open(path, 0)
     try:
         bad = list(other[-1]["key"])
@@ -135,7 +142,7 @@ def test_select_chunk_errors(recs):
 @pytest.mark.parametrize("kind", ["file", "callchain"])
 def test_read_samples_equals_to_pandas(recs, kind):
     path = recs[kind]
-    ddf = pmd.read_samples(path, chunk_bytes=SMALL, symbols=True)
+    ddf = pmd.read_samples(path, chunk_bytes=_small(path), symbols=True)
     assert ddf.npartitions >= 4 and ddf.known_divisions
     got = ddf.compute()
     with profileme.open(path) as rec:
@@ -296,7 +303,7 @@ def test_threads_equal_one_thread(recs, kind):
         for fields in (None, ["time", "ip", "tid"]):
             f = c.file_open(path, 0)
             try:
-                cols = c.columns_new_mt(f, -1, 2, SMALL)
+                cols = c.columns_new_mt(f, -1, 2, _small(path))
                 try:
                     two = rec._read_columns(cols, fields, -1, False)
                 finally:
