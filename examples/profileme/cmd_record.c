@@ -235,9 +235,13 @@ static int rec_build(struct rec_opts *o, const pm_pmu_list *pmus, const char **e
 	for (size_t k = 0; k < nr_events; k++) {
 		pm_event_list *l = NULL;
 		struct pm_event_error err = { .sz = sizeof(err) };
+		/* the library's sampling defaults: -c, else -F, else 4000 Hz
+		 * for events whose string sets no period= / freq= */
+		struct pm_event_opts eopt = { .sz = sizeof(eopt), .flags = PM_EVENT_OPT_SAMPLING,
+					      .sample_period = o->period, .sample_freq = o->freq };
 		int base = (int)pm_evlist_count(el);
 
-		rc = pm_event_parse(&l, pmus, events[k], &err);
+		rc = pm_event_parse_opts(&l, pmus, events[k], &eopt, &err);
 		if (rc) {
 			cli_error(o->cmd, "event '%s': %s (at %zu)", events[k], err.message,
 				  err.position);
@@ -246,24 +250,10 @@ static int rec_build(struct rec_opts *o, const pm_pmu_list *pmus, const char **e
 		}
 		for (size_t i = 0; i < pm_event_list_count(l); i++) {
 			const pm_event *ev = pm_event_list_get(l, i);
-			unsigned fl = pm_event_flags(ev);
 			size_t g = pm_event_group(ev);
 			struct pm_attr a;
 
 			pm_event_attr(ev, &a);
-			if (fl & PM_EVENT_DEFAULT_PERIOD) {
-				/* tracepoints, breakpoints: every event unless -c */
-				if (o->period)
-					a.sample_period = o->period;
-			} else if (!(fl & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET))) {
-				if (o->period) {
-					a.sample_period = o->period;
-					a.flags &= ~PM_ATTR_FREQ;
-				} else {
-					a.sample_period = o->freq ? o->freq : 4000;
-					a.flags |= PM_ATTR_FREQ;
-				}
-			}
 			if (o->callgraph)
 				a.sample_type |= PM_SAMPLE_CALLCHAIN;
 			/* tracepoints fire in the kernel: excluding it would drop them all */
@@ -507,7 +497,12 @@ int pm_cli_record_main(int argc, char **argv, int sample_mode)
 			done = true;
 		if (done)
 			pm_evlist_disable(el);
-		n = sample_mode ? pm_evlist_drain(el, rec_print_cb, &pr) :
+		/* sample prints one stream in time order across the per-CPU
+		 * rings (the last drain flushes what was held back); record
+		 * writes ring by ring with FINISHED_ROUND marks, as perf record
+		 * does, and readers order the file by rounds. */
+		n = sample_mode ? pm_evlist_drain_ordered(el, rec_print_cb, &pr, 0,
+							  done ? PM_DRAIN_FLUSH : 0, NULL) :
 				  pm_evlist_drain(el, pm_writer_ring_cb, w);
 		if (n < 0) {
 			cli_error(o.cmd, "%s", pm_errmsg());

@@ -174,8 +174,22 @@ enum pm_event_opt_flag {
 	/** Count and sample guests too: exclude_guest is not set by default (nor
 	 *  by `u`), as in `perf kvm`; `p` still sets it (precise sampling needs
 	 *  it) unless the string gives `G` or `H`. */
-	PM_EVENT_OPT_GUEST = 1 << 0
+	PM_EVENT_OPT_GUEST = 1 << 0,
+	/** A sampling tool's defaults (perf record's): every event whose
+	 *  string sets neither `period=` nor `freq=` samples at
+	 *  pm_event_opts::sample_period when it is set, else at
+	 *  pm_event_opts::sample_freq, else at #PM_DEFAULT_SAMPLE_FREQ Hz;
+	 *  events that sample every event by default (tracepoints,
+	 *  breakpoints: ::PM_EVENT_DEFAULT_PERIOD) keep period 1 unless
+	 *  sample_period is set.  ::PM_EVENT_NEEDS_PERIOD is then cleared.
+	 *  Without it the attrs are as the string gives them (a counting
+	 *  tool's: sample_period 0). @since 0.1 */
+	PM_EVENT_OPT_SAMPLING = 1 << 1
 };
+
+/** The default sampling frequency of #PM_EVENT_OPT_SAMPLING, in Hz: perf
+ *  record's (its -F default, record_opts.freq). */
+#define PM_DEFAULT_SAMPLE_FREQ 4000
 
 /**
  * @brief Options of pm_event_parse_opts().  Size-versioned: set @c sz to
@@ -185,8 +199,14 @@ enum pm_event_opt_flag {
 struct pm_event_opts {
 	size_t sz;       /**< Set by the caller: sizeof(struct pm_event_opts). */
 	unsigned flags;  /**< ::pm_event_opt_flag bits. */
+	/** With #PM_EVENT_OPT_SAMPLING: the period of every event whose string
+	 *  sets none (perf record -c); 0: sample by frequency. @since 0.1 */
+	uint64_t sample_period;
+	/** With #PM_EVENT_OPT_SAMPLING and no @c sample_period: the frequency
+	 *  in Hz (perf record -F); 0: #PM_DEFAULT_SAMPLE_FREQ. @since 0.1 */
+	uint64_t sample_freq;
 };
-/** Frozen minimum @c sz of struct pm_event_opts (0.1: the whole 0.1 struct); accepted by
+/** Frozen minimum @c sz of struct pm_event_opts (0.1: the members up to @c flags); accepted by
  *  every later release.  See PM_OFFSETOFEND(). */
 #define PM_EVENT_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_event_opts, flags)
 

@@ -323,6 +323,23 @@ PM_API const char *pm_record_type_name(uint32_t type);
 PM_API int pm_record_peek_id(const pm_sample_layout *layout, const void *rec, size_t len,
 			     int big_endian, uint64_t *id);
 
+/**
+ * @brief **pm_record_peek_time()** extracts the time of a record without
+ *        parsing it (PERF_SAMPLE_TIME of a sample; the sample_id trailer's
+ *        time of another kernel record), as a time-ordering queue needs it.
+ * @param layout      the layout of the record's attr (not NULL)
+ * @param rec         the whole record
+ * @param len         bytes available at @p rec
+ * @param big_endian  byte order of the bytes
+ * @param[out] time   the time
+ * @return 0; -ENOENT if the record carries no time (the attr has no
+ *         PERF_SAMPLE_TIME, a non-sample record without sample_id_all, or a
+ *         perf-tool record); -PM_ERR_TRUNCATED / -PM_ERR_CORRUPT on bad sizes.
+ * @since 0.1
+ */
+PM_API int pm_record_peek_time(const pm_sample_layout *layout, const void *rec, size_t len,
+			       int big_endian, uint64_t *time);
+
 /** @} */
 
 /* ------------------------------------------------------------------------ */

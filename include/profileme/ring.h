@@ -294,6 +294,60 @@ PM_API long pm_evlist_drain(pm_evlist *el, pm_ring_record_fn fn, void *user);
 PM_API long pm_evlist_drain_max(pm_evlist *el, pm_ring_record_fn fn, void *user,
 				unsigned long max, int *stopped);
 
+/** Flag of pm_evlist_drain_ordered(): hold nothing back, hand out every
+ *  record the rings hold (the last drain: after pm_evlist_disable(), or
+ *  once the target is gone). */
+#define PM_DRAIN_FLUSH 1u
+
+/**
+ * @brief **pm_evlist_drain_ordered()** non-blocking: the records of every
+ *        ring merged into one stream by time, consumed after the call.
+ *
+ * Each ring is in time order already (one CPU writes it); this merges the
+ * rings, so a consumer that symbolizes (a COMM or MMAP on one CPU before a
+ * sample on another) needs no copy and no sort of its own.
+ *
+ * Which records go out: the records whose time is at most the latest time
+ * the previous ordered drain saw in any ring (perf's rule for rounds).  A
+ * later record stays in its ring (not consumed, not copied) for the next
+ * call, because another CPU may still write an earlier one; so the first
+ * call hands out nothing and only looks, unless @p flags has
+ * #PM_DRAIN_FLUSH, which hands out everything (use it for the last drain).
+ * The stream is in time order across calls as long as the kernel writes a
+ * record into its ring within one drain interval of its time, perf's own
+ * assumption.
+ *
+ * Records without a time (the attr has no PERF_SAMPLE_TIME; a non-sample
+ * record without sample_id_all, both possible with #PM_EVLIST_NO_DEFAULTS;
+ * a record whose event cannot be told, see pm_evlist_event_of()) keep their
+ * place in their ring: each goes right after the record before it there,
+ * whose time it takes (0 at the start of the ring).  Equal times go ring by
+ * ring (lower index first); within a ring the ring's order is kept.
+ *
+ * Memory: no record is copied and nothing is allocated per record (one
+ * scratch entry per ring, once); the records held back occupy their ring,
+ * so a ring holds about two drain intervals of records instead of one:
+ * if LOST records appear, drain more often or give more mmap_pages.
+ *
+ * The stop convention is pm_evlist_drain()'s (see pm_ring_record_fn): a
+ * #PM_DRAIN_STOP returns the count, this record included; the records not
+ * handed out stay for the next call, still in order.  Mixing with
+ * pm_evlist_drain() is allowed (it hands out held records ring by ring).
+ * @param el           the opened list (not #PM_EVLIST_OVERWRITE: those rings
+ *                     are read newest first)
+ * @param fn           callback
+ * @param user         passed to @p fn
+ * @param max          stop after this many records (0: no limit)
+ * @param flags        0 or #PM_DRAIN_FLUSH
+ * @param[out] stopped 1 if the callback returned #PM_DRAIN_STOP, else 0 (may be NULL)
+ * @return the number of records handed out, the callback's negative value,
+ *         -EINVAL (NULL, not open, an overwrite list, unknown flags),
+ *         -ENOMEM, or -PM_ERR_CORRUPT.
+ * @since 0.1
+ */
+PM_API long pm_evlist_drain_ordered(pm_evlist *el, pm_ring_record_fn fn, void *user,
+				    unsigned long max, unsigned flags, int *stopped);
+
 /**
  * @brief **pm_evlist_wait_child()** checks on the prepared command.
  * @param el           the list

@@ -2059,6 +2059,31 @@ int pm_event_parse(pm_event_list **out, const pm_pmu_list *pmus, const char *str
 	return pm_event_parse_opts(out, pmus, str, NULL, err);
 }
 
+/* PM_EVENT_OPT_SAMPLING: a sampling tool's period/frequency for the events
+ * whose string chose none (perf record's -c/-F/4000 Hz, as its
+ * evsel__config() gives them). */
+static void apply_sampling(struct pm_event *ev, uint64_t period, uint64_t freq)
+{
+	struct pm_attr *a = &ev->attr;
+
+	if (ev->flags & PM_EVENT_DEFAULT_PERIOD) {
+		/* tracepoints, breakpoints: every event unless a period is given */
+		if (period)
+			a->sample_period = period;
+		return;
+	}
+	if (ev->flags & (PM_EVENT_PERIOD_SET | PM_EVENT_FREQ_SET))
+		return;
+	if (period) {
+		a->sample_period = period;
+		a->flags &= ~PM_ATTR_FREQ;
+	} else {
+		a->sample_period = freq ? freq : PM_DEFAULT_SAMPLE_FREQ;
+		a->flags |= PM_ATTR_FREQ;
+	}
+	ev->flags &= ~(unsigned)PM_EVENT_NEEDS_PERIOD;
+}
+
 int pm_event_parse_opts(pm_event_list **out, const pm_pmu_list *pmus, const char *str,
 			const struct pm_event_opts *opts, struct pm_event_error *err)
 {
@@ -2079,9 +2104,9 @@ int pm_event_parse_opts(pm_event_list **out, const pm_pmu_list *pmus, const char
 			return rc;
 		}
 		flags = opts->flags;
-		if (flags & ~(unsigned)PM_EVENT_OPT_GUEST) {
+		if (flags & ~(unsigned)(PM_EVENT_OPT_GUEST | PM_EVENT_OPT_SAMPLING)) {
 			rc = pm__err(EINVAL, "pm_event_parse_opts: unknown flags 0x%x",
-				     flags & ~(unsigned)PM_EVENT_OPT_GUEST);
+				     flags & ~(unsigned)(PM_EVENT_OPT_GUEST | PM_EVENT_OPT_SAMPLING));
 			fill_error(err, rc, 0, pm_errmsg());
 			return rc;
 		}
@@ -2137,6 +2162,12 @@ int pm_event_parse_opts(pm_event_list **out, const pm_pmu_list *pmus, const char
 		free(l);
 		return rc;
 	}
+	if (flags & PM_EVENT_OPT_SAMPLING)
+		for (size_t k = 0; k < l->n; k++)
+			apply_sampling(&l->ev[k], PM__SZ_HAS(opts, pm_event_opts, sample_period) ?
+						  opts->sample_period : 0,
+				       PM__SZ_HAS(opts, pm_event_opts, sample_freq) ?
+					       opts->sample_freq : 0);
 	*out = l;
 	return 0;
 }

@@ -129,3 +129,41 @@ int pm_record_peek_id(const pm_sample_layout *l, const void *rec, size_t len, in
 	*id = pm__ld64(b + off, big_endian);
 	return 0;
 }
+
+int pm_record_peek_time(const pm_sample_layout *l, const void *rec, size_t len, int big_endian,
+			uint64_t *time)
+{
+	struct pm_record_header h;
+	struct pm__plan_pos pos;
+	const uint8_t *b = rec;
+	size_t off;
+	int rc;
+
+	if (!l || !rec || !time)
+		return pm__err(EINVAL, "pm_record_peek_time: NULL argument");
+	rc = pm_record_header_parse(&h, rec, len, big_endian);
+	if (rc)
+		return rc;
+	if (h.size > len)
+		return pm__err(PM_ERR_TRUNCATED, "record of %u bytes, %zu available", h.size, len);
+	pm__plan_positions(&l->attr, &pos); /* the sample plan's time positions */
+	if (h.type == PM_RECORD_SAMPLE) {
+		if (pos.time_off < 0)
+			return pm__err(ENOENT, "the event's sample_type has no TIME");
+		off = (size_t)pos.time_off;
+	} else if (h.type < PM_RECORD_USER_TYPE_START) {
+		if (!pos.time_slots)
+			return pm__err(ENOENT, "non-sample records carry no time (no sample_id_all "
+					       "with TIME)");
+		if (h.size < 8 + 8 * (size_t)pos.time_slots)
+			return pm__err(PM_ERR_CORRUPT, "%s record of %u bytes has no room for its time",
+				       pm_record_type_name(h.type), h.size);
+		off = h.size - 8 * (size_t)pos.time_slots;
+	} else {
+		return pm__err(ENOENT, "perf tool records carry no time");
+	}
+	if (!pm__fits(off, 8, h.size))
+		return pm__err(PM_ERR_CORRUPT, "sample of %u bytes has no room for its time", h.size);
+	*time = pm__ld64(b + off, big_endian);
+	return 0;
+}

@@ -58,6 +58,7 @@ struct pm_evlist {
 	int go_fd, err_fd;
 	bool child_started, child_reaped, opened, system_wide;
 	int child_status;
+	struct pm__order order; /* pm_evlist_drain_ordered() */
 };
 
 /* ---------------------------------------------------------------- errors */
@@ -520,6 +521,8 @@ static void close_all(pm_evlist *el)
 		e->layout = NULL;
 	}
 	el->opened = false;
+	pm__order_fini(&el->order);
+	memset(&el->order, 0, sizeof(el->order));
 }
 
 static int map_ring(pm_evlist *el, int fd, pm_ring **out)
@@ -752,6 +755,46 @@ long pm_evlist_drain_max(pm_evlist *el, pm_ring_record_fn fn, void *user, unsign
 long pm_evlist_drain(pm_evlist *el, pm_ring_record_fn fn, void *user)
 {
 	return pm_evlist_drain_max(el, fn, user, 0, NULL);
+}
+
+/* A ring record's time, from the layout of its event as opened. */
+static int evlist_rec_time(const void *rec, size_t size, void *ctx, uint64_t *time)
+{
+	const pm_evlist *el = ctx;
+	int idx, rc;
+
+	idx = pm_evlist_event_of(el, rec, size);
+	if (idx < 0 || !el->ev[idx].layout)
+		return 1;
+	rc = pm_record_peek_time(el->ev[idx].layout, rec, size, pm__host_big_endian(), time);
+	return rc ? 1 : 0;
+}
+
+long pm_evlist_drain_ordered(pm_evlist *el, pm_ring_record_fn fn, void *user, unsigned long max,
+			     unsigned flags, int *stopped)
+{
+	bool stop = false;
+	long n;
+
+	if (stopped)
+		*stopped = 0;
+	if (!el || !fn)
+		return pm__err(EINVAL, "pm_evlist_drain_ordered: NULL argument");
+	if (!el->opened)
+		return pm__err(EINVAL, "pm_evlist_drain_ordered: the list is not open");
+	if (el->o.flags & PM_EVLIST_OVERWRITE)
+		return pm__err(EINVAL, "pm_evlist_drain_ordered: overwrite rings are read newest "
+				       "first; use pm_evlist_drain()");
+	if (flags & ~(unsigned)PM_DRAIN_FLUSH)
+		return pm__err(EINVAL, "pm_evlist_drain_ordered: unknown flags 0x%x", flags);
+	n = pm__ring_drain_ordered(el->rings, el->nr_rings, &el->order, evlist_rec_time, el, fn,
+				   user, max, flags, &stop);
+	/* the time lookups' -ENOENT messages are not this call's error */
+	if (n >= 0)
+		pm__err_clear();
+	if (stopped)
+		*stopped = stop;
+	return n;
 }
 
 int pm_evlist_wait_child(pm_evlist *el, int *status, int block)

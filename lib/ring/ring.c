@@ -139,37 +139,96 @@ static void ring_account(pm_ring *r, const uint8_t *rec, size_t size)
 	}
 }
 
-/* Hand out the record at r->pos whose bytes end no later than `end`. */
-static int ring_take(pm_ring *r, uint64_t end, const void **rec, size_t *size)
+/* The record at ring position `at` whose bytes end no later than `end`,
+ * without handing it out (a wrapped record is copied to r->copy). */
+static int ring_peek(pm_ring *r, uint64_t at, uint64_t end, const void **rec, size_t *size)
 {
 	uint8_t hdr[8];
 	size_t sz, o;
 
-	if (end - r->pos < 8)
+	if (end - at < 8)
 		goto corrupt;
-	ring_copy(r, hdr, r->pos, 8);
+	ring_copy(r, hdr, at, 8);
 	sz = pm__ld16(hdr + 6, pm__host_big_endian());
-	if (sz < 8 || sz > end - r->pos || sz > r->size)
+	if (sz < 8 || sz > end - at || sz > r->size)
 		goto corrupt;
-	o = (size_t)(r->pos & r->mask);
+	o = (size_t)(at & r->mask);
 	if (o + sz <= r->size) {
 		*rec = r->data + o;
 	} else {
-		ring_copy(r, r->copy, r->pos, sz);
+		ring_copy(r, r->copy, at, sz);
 		*rec = r->copy;
-		r->st.wrapped++;
 	}
 	*size = sz;
-	r->pos += sz;
-	ring_account(r, *rec, sz);
 	return 1;
 corrupt:
 	r->broken = true;
 	return pm__err(PM_ERR_CORRUPT,
 		       "ring: impossible record at position %llu (size field %u, %llu bytes "
 		       "available, ring of %zu bytes)",
-		       (unsigned long long)r->pos, end - r->pos >= 8 ? pm__ld16(hdr + 6, pm__host_big_endian()) : 0u,
-		       (unsigned long long)(end - r->pos), r->size);
+		       (unsigned long long)at, end - at >= 8 ? pm__ld16(hdr + 6, pm__host_big_endian()) : 0u,
+		       (unsigned long long)(end - at), r->size);
+}
+
+/* Hand out the record at r->pos (peeked there), counting it. */
+static void ring_advance(pm_ring *r, const void *rec, size_t size)
+{
+	size_t o = (size_t)(r->pos & r->mask);
+
+	if (o + size > r->size)
+		r->st.wrapped++;
+	r->pos += size;
+	ring_account(r, rec, size);
+}
+
+/* Hand out the record at r->pos whose bytes end no later than `end`. */
+static int ring_take(pm_ring *r, uint64_t end, const void **rec, size_t *size)
+{
+	int rc = ring_peek(r, r->pos, end, rec, size);
+
+	if (rc == 1)
+		ring_advance(r, *rec, *size);
+	return rc;
+}
+
+/* Forward rings: load data_head once (the snapshot the caller walks). */
+static int ring_load_snapshot(pm_ring *r)
+{
+	r->head = ring_load_head(r);
+	if (r->head - r->pos > r->size) {
+		r->broken = true;
+		return pm__err(PM_ERR_CORRUPT,
+			       "ring: data_head %llu is more than the ring size (%zu) past "
+			       "the reader (%llu)",
+			       (unsigned long long)r->head, r->size, (unsigned long long)r->pos);
+	}
+	return 0;
+}
+
+int pm__ring_snapshot(pm_ring *r)
+{
+	if (r->broken)
+		return pm__err(PM_ERR_CORRUPT, "ring: unusable after an impossible record");
+	if (r->overwrite)
+		return pm__err(EINVAL, "ring: an overwrite ring has no forward snapshot");
+	return ring_load_snapshot(r);
+}
+
+int pm__ring_peek_at(pm_ring *r, uint64_t at, const void **rec, size_t *size)
+{
+	if (at == r->head)
+		return 0;
+	return ring_peek(r, at, r->head, rec, size);
+}
+
+uint64_t pm__ring_pos(const pm_ring *r)
+{
+	return r->pos;
+}
+
+void pm__ring_advance(pm_ring *r, const void *rec, size_t size)
+{
+	ring_advance(r, rec, size);
 }
 
 /* Overwrite rings: the kernel writes backwards, head decreasing; the
@@ -215,17 +274,12 @@ int pm_ring_next(pm_ring *r, const void **rec, size_t *size)
 	if (r->overwrite)
 		return ring_next_backward(r, rec, size);
 	if (r->pos == r->head) {
-		r->head = ring_load_head(r);
+		int rc = ring_load_snapshot(r);
+
+		if (rc)
+			return rc;
 		if (r->pos == r->head)
 			return 0;
-		if (r->head - r->pos > r->size) {
-			r->broken = true;
-			return pm__err(PM_ERR_CORRUPT,
-				       "ring: data_head %llu is more than the ring size (%zu) past "
-				       "the reader (%llu)",
-				       (unsigned long long)r->head, r->size,
-				       (unsigned long long)r->pos);
-		}
 	}
 	return ring_take(r, r->head, rec, size);
 }

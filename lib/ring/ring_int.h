@@ -32,6 +32,38 @@ PM_HIDDEN int pm__ring_init(pm_ring **out, void *base, size_t page_size, size_t 
 PM_HIDDEN long pm__ring_drain(pm_ring *r, pm_ring_record_fn fn, void *user, unsigned long max,
 			      bool *stopped);
 PM_HIDDEN void pm__ring_stats_add(struct pm_ring_stats *acc, const pm_ring *r);
+
+/* Walking a forward ring without handing records out (the ordered drain):
+ * pm__ring_snapshot() loads data_head once; pm__ring_peek_at() gives the
+ * record at position @p at (pm__ring_pos() first, then each position plus
+ * the record's size) up to that head: 1, 0 at the head, or -PM_ERR_CORRUPT
+ * (the ring is then unusable).  A wrapped record is copied into the ring's
+ * one buffer, so a peek is valid until the next peek on the same ring.
+ * pm__ring_advance() hands out the record at pm__ring_pos() (counts it);
+ * pm_ring_consume() then gives back everything before pm__ring_pos(). */
+PM_HIDDEN int pm__ring_snapshot(pm_ring *r);
+PM_HIDDEN int pm__ring_peek_at(pm_ring *r, uint64_t at, const void **rec, size_t *size);
+PM_HIDDEN uint64_t pm__ring_pos(const pm_ring *r);
+PM_HIDDEN void pm__ring_advance(pm_ring *r, const void *rec, size_t size);
+
+/* The time-ordered merge of several forward rings (lib/ring/order.c). */
+
+/* A record's time: 0 and *time set, or non-zero when it has none. */
+typedef int (*pm__rec_time_fn)(const void *rec, size_t size, void *ctx, uint64_t *time);
+
+/* State kept between ordered drains of one set of rings. */
+struct pm__order {
+	uint64_t watermark;   /* the latest time the previous drain saw */
+	bool have_watermark;
+	uint64_t *last;       /* per ring: time of the last record handed out */
+	struct pm__order_head *heads; /* scratch, one per ring */
+	size_t cap;
+};
+
+PM_HIDDEN void pm__order_fini(struct pm__order *o);
+PM_HIDDEN long pm__ring_drain_ordered(pm_ring **rings, size_t n, struct pm__order *o,
+				      pm__rec_time_fn tf, void *tctx, pm_ring_record_fn fn,
+				      void *user, unsigned long max, unsigned flags, bool *stopped);
 /* Record why perf_event_open(a) failed with errno @p err (pm_errmsg()), the
  * ProfileMe rule it broke when it is one; returns -err. */
 PM_HIDDEN int pm__evlist_explain_open(int err, const struct pm_attr *a, const char *name, int pid,

@@ -36,7 +36,7 @@ import tempfile
 FAMILY = {
     "pm_pmu_list": ("pm_pmu_",),
     # a record's id read with its event's layout (lib/record)
-    "pm_sample_layout": ("pm_record_peek_id",),
+    "pm_sample_layout": ("pm_record_peek_",),
 }
 # Functions that take a handle first but belong to another module's family
 # (the handle is their input, not their subject).

@@ -197,6 +197,9 @@ def main():
                     mono = False
                 bycpu[s["cpu"]] = s["time"]
             check(mono, "times increase within each CPU's ring")
+            times = [s["time"] for s in js]
+            check(times == sorted(times), "times increase over the whole stream (the ordered "
+                  "drain merges the per-CPU rings)")
             m = re.search(r"(\d+) samples printed", p.stderr)
             check(m and int(m[1]) == len(js), "printed count matches the summary line")
 

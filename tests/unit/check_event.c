@@ -1082,8 +1082,8 @@ END_TEST
 /* exclude_guest is perf's default; PM_EVENT_OPT_GUEST drops it as perf kvm. */
 START_TEST(test_guest_option)
 {
-	struct pm_event_opts o = { sizeof(o), PM_EVENT_OPT_GUEST };
-	struct pm_event_opts bad = { sizeof(bad), 0x80 };
+	struct pm_event_opts o = { .sz = sizeof(o), .flags = PM_EVENT_OPT_GUEST };
+	struct pm_event_opts bad = { .sz = sizeof(bad), .flags = 0x80 };
 	pm_event_list *l = NULL;
 	struct pm_attr a;
 	static const struct {
@@ -1124,6 +1124,73 @@ START_TEST(test_guest_option)
 	bad.flags = 0;
 	ck_assert_int_eq(pm_event_parse_opts(&l, NULL, "cycles", &bad, NULL),
 			 -PM_ERR_STRUCT_SIZE);
+}
+END_TEST
+
+/* PM_EVENT_OPT_SAMPLING: perf record's -c / -F / 4000 Hz for events whose
+ * string sets no period= / freq= (perf record -vv prints freq 1,
+ * sample_freq 4000 for `-e cycles`; the string's own term wins, and a
+ * breakpoint keeps period 1 unless -c). */
+START_TEST(test_sampling_option)
+{
+	static const struct {
+		const char *s;
+		uint64_t period, freq; /* the options */
+		uint64_t want;
+		bool want_freq;
+	} t[] = {
+		{ "cycles", 0, 0, 4000, true },
+		{ "cycles", 0, 999, 999, true },
+		{ "cycles", 12345, 0, 12345, false },
+		{ "cycles", 12345, 999, 12345, false },
+		{ "cycles/period=777/", 0, 999, 777, false },
+		{ "cycles/freq=50/", 100, 0, 50, true },
+		{ "mem:0x1000", 0, 999, 1, false },
+		{ "mem:0x1000", 100, 0, 100, false },
+		{ "{cycles,instructions}:u", 0, 0, 4000, true },
+	};
+	pm_event_list *l = NULL;
+	struct pm_attr a;
+
+	ck_assert_int_eq(PM_DEFAULT_SAMPLE_FREQ, 4000);
+	for (size_t i = 0; i < PM_ARRAY_SIZE(t); i++) {
+		struct pm_event_opts o = { .sz = sizeof(o), .flags = PM_EVENT_OPT_SAMPLING,
+					   .sample_period = t[i].period, .sample_freq = t[i].freq };
+
+		ck_assert_int_eq(pm_event_parse_opts(&l, NULL, t[i].s, &o, NULL), 0);
+		for (size_t k = 0; k < pm_event_list_count(l); k++) {
+			pm_event_attr(pm_event_list_get(l, k), &a);
+			ck_assert_msg(a.sample_period == t[i].want &&
+					      HAS(a, PM_ATTR_FREQ) == t[i].want_freq,
+				      "%s (-c %llu -F %llu) event %zu: period %llu freq %d", t[i].s,
+				      (unsigned long long)t[i].period, (unsigned long long)t[i].freq,
+				      k, (unsigned long long)a.sample_period, HAS(a, PM_ATTR_FREQ));
+		}
+		pm_event_list_free(l);
+		l = NULL;
+	}
+	/* without the flag: the attr as the string gives it (counting) */
+	{
+		struct pm_event_opts o = { .sz = sizeof(o), .sample_freq = 999 };
+
+		ck_assert_int_eq(pm_event_parse_opts(&l, NULL, "cycles", &o, NULL), 0);
+		pm_event_attr(pm_event_list_get(l, 0), &a);
+		ck_assert_uint_eq(a.sample_period, 0);
+		ck_assert(!HAS(a, PM_ATTR_FREQ));
+		pm_event_list_free(l);
+		l = NULL;
+	}
+	/* a 0.1 caller's struct (up to flags) gets the default frequency */
+	{
+		struct pm_event_opts o = { .sz = PM_EVENT_OPTS_SZ_V1, .flags = PM_EVENT_OPT_SAMPLING,
+					   .sample_period = 5 /* beyond sz: not read */ };
+
+		ck_assert_int_eq(pm_event_parse_opts(&l, NULL, "cycles", &o, NULL), 0);
+		pm_event_attr(pm_event_list_get(l, 0), &a);
+		ck_assert_uint_eq(a.sample_period, 4000);
+		ck_assert(HAS(a, PM_ATTR_FREQ));
+		pm_event_list_free(l);
+	}
 }
 END_TEST
 
@@ -1588,6 +1655,7 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_numeric_and_breakpoint);
 	tcase_add_test(tc, test_format_new_kinds);
 	tcase_add_test(tc, test_guest_option);
+	tcase_add_test(tc, test_sampling_option);
 	tcase_add_test(tc, test_perf_name);
 	tcase_add_test(tc, test_perf_grammar);
 	tcase_add_test(tc, test_config_terms);

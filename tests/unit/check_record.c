@@ -1430,7 +1430,13 @@ START_TEST(test_header_names_peek)
 	struct pm_record_header h;
 	static struct bld b;
 	pm_sample_layout *l = trailer_layout();
-	uint64_t id = 0;
+	pm_sample_layout *notime = NULL;
+	struct pm_attr na;
+	uint64_t id = 0, tm = 0;
+
+	attr_for(&na, PM_SAMPLE_IP | PM_SAMPLE_TID | PM_SAMPLE_ID | PM_SAMPLE_IDENTIFIER);
+	na.flags |= PM_ATTR_SAMPLE_ID_ALL;
+	ck_assert_int_eq(pm_sample_layout_new(&notime, &na), 0);
 
 	for (int be = 0; be < 2; be++) {
 		b_init(&b, PM_RECORD_MMAP2, 0x4002, be);
@@ -1450,16 +1456,32 @@ START_TEST(test_header_names_peek)
 		b64(&b, 4); b32(&b, 5); b32(&b, 0); b_done(&b);
 		ck_assert_int_eq(pm_record_peek_id(l, b.buf, b.n, be, &id), 0);
 		ck_assert_uint_eq(id, V_ID);
+		/* its time: after IDENTIFIER, IP, TID */
+		ck_assert_int_eq(pm_record_peek_time(l, b.buf, b.n, be, &tm), 0);
+		ck_assert_uint_eq(tm, 3);
+		ck_assert_int_eq(pm_record_peek_time(l, b.buf, b.n - 1, be, &tm), -PM_ERR_TRUNCATED);
+		ck_assert_int_eq(pm_record_peek_time(notime, b.buf, b.n, be, &tm), -ENOENT);
 		/* non-sample: from the end */
 		b_init(&b, PM_RECORD_LOST_SAMPLES, 0, be);
 		b64(&b, 1); put_trailer(&b); b_done(&b);
 		id = 0;
 		ck_assert_int_eq(pm_record_peek_id(l, b.buf, b.n, be, &id), 0);
 		ck_assert_uint_eq(id, V_ID);
+		/* the trailer's time: 5 slots back (TIME ID STREAM_ID CPU IDENTIFIER) */
+		ck_assert_int_eq(pm_record_peek_time(l, b.buf, b.n, be, &tm), 0);
+		ck_assert_uint_eq(tm, 0x7777);
+		ck_assert_int_eq(pm_record_peek_time(notime, b.buf, b.n, be, &tm), -ENOENT);
+		/* a record too short for its trailer */
+		b_init(&b, PM_RECORD_LOST_SAMPLES, 0, be);
+		b64(&b, 1); b_done(&b);
+		ck_assert_int_eq(pm_record_peek_time(l, b.buf, b.n, be, &tm), -PM_ERR_CORRUPT);
 		b_init(&b, PM_RECORD_FINISHED_ROUND, 0, be);
 		b_done(&b);
 		ck_assert_int_eq(pm_record_peek_id(l, b.buf, b.n, be, &id), -ENOENT);
+		ck_assert_int_eq(pm_record_peek_time(l, b.buf, b.n, be, &tm), -ENOENT);
+		ck_assert_int_eq(pm_record_peek_time(NULL, b.buf, b.n, be, &tm), -EINVAL);
 	}
+	pm_sample_layout_free(notime);
 	ck_assert_str_eq(pm_record_type_name(PM_RECORD_MMAP), "MMAP");
 	ck_assert_str_eq(pm_record_type_name(PM_RECORD_SAMPLE), "SAMPLE");
 	ck_assert_str_eq(pm_record_type_name(PM_RECORD_AUX_OUTPUT_HW_ID), "AUX_OUTPUT_HW_ID");

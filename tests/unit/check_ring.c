@@ -355,6 +355,331 @@ START_TEST(test_lost_and_throttle)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The time-ordered merge of several rings (pm_evlist_drain_ordered()'s
+ * engine), on rings in memory whose records carry IP TID TIME CPU and a
+ * sample_id_all trailer (TID TIME CPU), times read by pm_record_peek_time(). */
+
+#define OFIX_RINGS 3
+#define OFIX_SAMPLE_SZ 40 /* header ip pid/tid time cpu/res */
+#define OFIX_COMM_SZ 48   /* header pid/tid comm[8] | tid time cpu */
+
+struct ofix {
+	struct fake f[OFIX_RINGS];
+	pm_ring *r[OFIX_RINGS];
+	uint64_t head[OFIX_RINGS];
+	pm_sample_layout *layout;
+	struct pm__order order;
+};
+
+static void ofix_init(struct ofix *x, size_t data_size)
+{
+	struct pm_attr a;
+
+	memset(x, 0, sizeof(*x));
+	for (int i = 0; i < OFIX_RINGS; i++) {
+		fake_init(&x->f[i], data_size);
+		ck_assert_int_eq(pm_ring_new_from_memory(&x->r[i], x->f[i].mem, x->f[i].page,
+							 x->f[i].size, 0), 0);
+	}
+	pm_attr_init(&a);
+	a.type = PM_TYPE_SOFTWARE;
+	a.sample_period = 1;
+	a.sample_type = PM_SAMPLE_IP | PM_SAMPLE_TID | PM_SAMPLE_TIME | PM_SAMPLE_CPU;
+	a.flags = PM_ATTR_SAMPLE_ID_ALL;
+	ck_assert_int_eq(pm_sample_layout_new(&x->layout, &a), 0);
+}
+
+static void ofix_fini(struct ofix *x)
+{
+	for (int i = 0; i < OFIX_RINGS; i++) {
+		pm_ring_free(x->r[i]);
+		free(x->f[i].mem);
+	}
+	pm_sample_layout_free(x->layout);
+	pm__order_fini(&x->order);
+}
+
+static void ofix_put(struct ofix *x, int ring, const uint8_t *rec, size_t size)
+{
+	struct fake *f = &x->f[ring];
+	uint64_t tail = __atomic_load_n(f->tail, __ATOMIC_ACQUIRE);
+
+	ck_assert_msg(x->head[ring] + size - tail <= f->size, "fixture: ring %d is full", ring);
+	fake_put(f, x->head[ring], rec, size);
+	x->head[ring] += size;
+}
+
+static void ofix_publish(struct ofix *x)
+{
+	for (int i = 0; i < OFIX_RINGS; i++)
+		__atomic_store_n(x->f[i].head, x->head[i], __ATOMIC_RELEASE);
+}
+
+/* A SAMPLE whose ip is the tag. */
+static void ofix_sample(struct ofix *x, int ring, uint64_t time, uint64_t tag)
+{
+	uint8_t b[OFIX_SAMPLE_SZ] = { 0 };
+	int be = pm__host_big_endian();
+
+	pm__st32(b, PM_RECORD_SAMPLE, be);
+	pm__st16(b + 6, OFIX_SAMPLE_SZ, be);
+	pm__st64(b + 8, tag, be);
+	pm__st32(b + 16, 42, be);
+	pm__st32(b + 20, 42, be);
+	pm__st64(b + 24, time, be);
+	pm__st32(b + 32, (uint32_t)ring, be);
+	ofix_put(x, ring, b, sizeof(b));
+}
+
+/* A COMM whose pid is the tag, its time in the trailer. */
+static void ofix_comm(struct ofix *x, int ring, uint64_t time, uint64_t tag)
+{
+	uint8_t b[OFIX_COMM_SZ] = { 0 };
+	int be = pm__host_big_endian();
+
+	pm__st32(b, PM_RECORD_COMM, be);
+	pm__st16(b + 6, OFIX_COMM_SZ, be);
+	pm__st32(b + 8, (uint32_t)tag, be);
+	pm__st32(b + 12, (uint32_t)tag, be);
+	memcpy(b + 16, "fixture", 8);
+	pm__st32(b + 24, (uint32_t)tag, be);
+	pm__st64(b + 32, time, be);
+	pm__st32(b + 40, (uint32_t)ring, be);
+	ofix_put(x, ring, b, sizeof(b));
+}
+
+/* A record without a time (a perf-tool type), its tag in misc. */
+static void ofix_timeless(struct ofix *x, int ring, uint16_t tag)
+{
+	uint8_t b[8];
+	int be = pm__host_big_endian();
+
+	pm__st32(b, PM_RECORD_USER_TYPE_START + 4, be);
+	pm__st16(b + 4, tag, be);
+	pm__st16(b + 6, 8, be);
+	ofix_put(x, ring, b, sizeof(b));
+}
+
+static int ofix_time(const void *rec, size_t size, void *ctx, uint64_t *t)
+{
+	return pm_record_peek_time(ctx, rec, size, pm__host_big_endian(), t) ? 1 : 0;
+}
+
+struct ocollect {
+	const pm_sample_layout *layout;
+	uint64_t tag[4096], time[4096];
+	size_t n;
+	size_t stop_at; /* 1-based; 0: never */
+	int stop_ret;
+};
+
+static int ocollect_cb(const void *rec, size_t size, void *user)
+{
+	struct ocollect *c = user;
+	const uint8_t *b = rec;
+	int be = pm__host_big_endian();
+	uint32_t type = pm__ld32(b, be);
+	uint64_t t;
+
+	ck_assert_uint_lt(c->n, 4096);
+	if (type == PM_RECORD_SAMPLE)
+		c->tag[c->n] = pm__ld64(b + 8, be);
+	else if (type == PM_RECORD_COMM)
+		c->tag[c->n] = pm__ld32(b + 8, be);
+	else
+		c->tag[c->n] = pm__ld16(b + 4, be);
+	c->time[c->n] = pm_record_peek_time(c->layout, rec, size, be, &t) ? UINT64_MAX : t;
+	c->n++;
+	return c->stop_at && c->n == c->stop_at ? c->stop_ret : PM_DRAIN_CONTINUE;
+}
+
+static long ofix_drain(struct ofix *x, struct ocollect *c, unsigned long max, unsigned flags,
+		       bool *stopped)
+{
+	return pm__ring_drain_ordered(x->r, OFIX_RINGS, &x->order, ofix_time, x->layout,
+				      ocollect_cb, c, max, flags, stopped);
+}
+
+START_TEST(test_ordered_merge)
+{
+	static struct ofix x;
+	static struct ocollect c;
+	bool stopped;
+	/* ring, time, tag of the first batch; the order they must come out */
+	static const uint64_t want1[] = { 0x100, 0x200, 0x101, 0x300, 0x102, 0x201, 0x202,
+					  0x301, 0x203, 0x103, 0x302, 0x303 };
+	static const uint64_t want2[] = { 0x204, 0x104, 0x304 };
+
+	ofix_init(&x, 4096);
+	memset(&c, 0, sizeof(c));
+	c.layout = x.layout;
+	ofix_sample(&x, 0, 10, 0x100);
+	ofix_comm(&x, 0, 25, 0x101);
+	ofix_sample(&x, 0, 40, 0x102);
+	ofix_sample(&x, 0, 100, 0x103);
+	ofix_sample(&x, 1, 20, 0x200);
+	ofix_sample(&x, 1, 50, 0x201);
+	ofix_timeless(&x, 1, 0x202); /* goes right after 50, before ring 2's 60 */
+	ofix_sample(&x, 1, 80, 0x203);
+	ofix_sample(&x, 2, 30, 0x300);
+	ofix_sample(&x, 2, 60, 0x301);
+	ofix_sample(&x, 2, 100, 0x302); /* equal to ring 0's 100: after it */
+	ofix_sample(&x, 2, 130, 0x303);
+	ofix_publish(&x);
+	/* the first drain only looks (its watermark: 130) */
+	ck_assert_int_eq(ofix_drain(&x, &c, 0, 0, &stopped), 0);
+	ck_assert_int_eq(stopped, 0);
+	for (int i = 0; i < OFIX_RINGS; i++)
+		ck_assert_uint_eq(__atomic_load_n(x.f[i].tail, __ATOMIC_ACQUIRE), 0);
+	/* later records arrive; the next drain hands out up to 130 only */
+	ofix_sample(&x, 0, 140, 0x104);
+	ofix_sample(&x, 1, 135, 0x204);
+	ofix_sample(&x, 2, 150, 0x304);
+	ofix_publish(&x);
+	ck_assert_int_eq(ofix_drain(&x, &c, 0, 0, &stopped), 12);
+	ck_assert_uint_eq(c.n, 12);
+	for (size_t i = 0; i < 12; i++)
+		ck_assert_msg(c.tag[i] == want1[i], "record %zu: tag 0x%llx, want 0x%llx", i,
+			      (unsigned long long)c.tag[i], (unsigned long long)want1[i]);
+	/* the held records stay in their rings, not consumed */
+	ck_assert_uint_eq(__atomic_load_n(x.f[0].tail, __ATOMIC_ACQUIRE),
+			  3 * OFIX_SAMPLE_SZ + OFIX_COMM_SZ);
+	ck_assert_uint_eq(__atomic_load_n(x.f[1].tail, __ATOMIC_ACQUIRE), 3 * OFIX_SAMPLE_SZ + 8);
+	ck_assert_uint_eq(__atomic_load_n(x.f[2].tail, __ATOMIC_ACQUIRE), 4 * OFIX_SAMPLE_SZ);
+	/* the last drain flushes them, in order */
+	c.n = 0;
+	ck_assert_int_eq(ofix_drain(&x, &c, 0, PM_DRAIN_FLUSH, &stopped), 3);
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_uint_eq(c.tag[i], want2[i]);
+	ck_assert_int_eq(ofix_drain(&x, &c, 0, PM_DRAIN_FLUSH, &stopped), 0);
+	for (int i = 0; i < OFIX_RINGS; i++)
+		ck_assert_uint_eq(__atomic_load_n(x.f[i].tail, __ATOMIC_ACQUIRE), x.head[i]);
+	ofix_fini(&x);
+}
+END_TEST
+
+START_TEST(test_ordered_stop)
+{
+	static struct ofix x;
+	static struct ocollect c;
+	bool stopped;
+
+	ofix_init(&x, 4096);
+	memset(&c, 0, sizeof(c));
+	c.layout = x.layout;
+	for (uint64_t t = 1; t <= 30; t++)
+		ofix_sample(&x, (int)(t % OFIX_RINGS), t, t);
+	ofix_publish(&x);
+	/* a stop (any positive value) on the 4th: the count, consumed up to it */
+	c.stop_at = 4;
+	c.stop_ret = 7;
+	ck_assert_int_eq(ofix_drain(&x, &c, 0, PM_DRAIN_FLUSH, &stopped), 4);
+	ck_assert_int_eq(stopped, 1);
+	ck_assert_uint_eq(__atomic_load_n(x.f[1].tail, __ATOMIC_ACQUIRE), 2 * OFIX_SAMPLE_SZ);
+	ck_assert_uint_eq(__atomic_load_n(x.f[2].tail, __ATOMIC_ACQUIRE), 1 * OFIX_SAMPLE_SZ);
+	ck_assert_uint_eq(__atomic_load_n(x.f[0].tail, __ATOMIC_ACQUIRE), 1 * OFIX_SAMPLE_SZ);
+	/* a limit: 3 more, not a stop */
+	ck_assert_int_eq(ofix_drain(&x, &c, 3, PM_DRAIN_FLUSH, &stopped), 3);
+	ck_assert_int_eq(stopped, 0);
+	/* an error on the 10th record: returned as is */
+	c.stop_at = 10;
+	c.stop_ret = -ENOMEM;
+	ck_assert_int_eq(ofix_drain(&x, &c, 0, PM_DRAIN_FLUSH, &stopped), -ENOMEM);
+	ck_assert_int_eq(stopped, 0);
+	c.stop_at = 0;
+	ck_assert_int_eq(ofix_drain(&x, &c, 0, PM_DRAIN_FLUSH, &stopped), 20);
+	/* one stream 1..30, nothing lost or repeated over the stops */
+	ck_assert_uint_eq(c.n, 30);
+	for (size_t i = 0; i < 30; i++)
+		ck_assert_uint_eq(c.tag[i], i + 1);
+	ofix_fini(&x);
+}
+END_TEST
+
+/* Many rounds on small rings: records wrap the ring ends, the held records
+ * of one round share the ring with the next one, and the stream over all
+ * drains is the generator's time order. */
+START_TEST(test_ordered_rounds)
+{
+	static struct ofix x;
+	static struct ocollect c;
+	struct pm_ring_stats st = { .sz = sizeof(st) };
+	uint64_t t = 0, rng = 0x9e3779b97f4a7c15ULL, made = 0, next = 0, wrapped = 0;
+	uint64_t round_start[OFIX_RINGS];
+	bool stopped;
+
+	ofix_init(&x, 4096);
+	memset(&c, 0, sizeof(c));
+	c.layout = x.layout;
+	for (int round = 0; round < 40; round++) {
+		long n;
+
+		for (int i = 0; i < OFIX_RINGS; i++)
+			round_start[i] = x.head[i];
+		for (int k = 0; k < 30; k++) {
+			int ring;
+
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			ring = (int)(rng % OFIX_RINGS);
+			t += 1 + (rng >> 40) % 3;
+			/* numbered in time order: the stream must be 0, 1, 2, ... */
+			if ((rng >> 20) % 4 == 0)
+				ofix_comm(&x, ring, t, made);
+			else
+				ofix_sample(&x, ring, t, made);
+			made++;
+		}
+		ofix_publish(&x);
+		c.n = 0;
+		n = ofix_drain(&x, &c, 0, round == 39 ? PM_DRAIN_FLUSH : 0, &stopped);
+		ck_assert_int_ge(n, 0);
+		ck_assert_uint_eq((uint64_t)n, c.n);
+		for (size_t i = 0; i < c.n; i++, next++)
+			ck_assert_msg(c.tag[i] == next, "round %d: record %zu is #%llu, want #%llu",
+				      round, i, (unsigned long long)c.tag[i],
+				      (unsigned long long)next);
+		/* held back: at most this round's records (the rings' memory) */
+		if (round && round < 39)
+			for (int i = 0; i < OFIX_RINGS; i++)
+				ck_assert_uint_ge(__atomic_load_n(x.f[i].tail, __ATOMIC_ACQUIRE),
+						  round_start[i]);
+	}
+	ck_assert_uint_eq(next, made);
+	for (int i = 0; i < OFIX_RINGS; i++) {
+		ck_assert_int_eq(pm_ring_stats(x.r[i], &st), 0);
+		wrapped += st.wrapped;
+	}
+	ck_assert_uint_gt(wrapped, 0);
+	ofix_fini(&x);
+}
+END_TEST
+
+START_TEST(test_ordered_corrupt)
+{
+	static struct ofix x;
+	static struct ocollect c;
+	uint8_t bad[8];
+	bool stopped;
+
+	ofix_init(&x, 4096);
+	memset(&c, 0, sizeof(c));
+	c.layout = x.layout;
+	ofix_sample(&x, 0, 5, 1);
+	pm__st32(bad, PM_RECORD_SAMPLE, pm__host_big_endian());
+	pm__st16(bad + 4, 0, pm__host_big_endian());
+	pm__st16(bad + 6, 4, pm__host_big_endian()); /* size 4: impossible */
+	ofix_put(&x, 1, bad, 8);
+	ofix_publish(&x);
+	ck_assert_int_eq(ofix_drain(&x, &c, 0, PM_DRAIN_FLUSH, &stopped), -PM_ERR_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(pm_errmsg(), "impossible record"));
+	ck_assert_uint_eq(c.n, 0);
+	ofix_fini(&x);
+}
+END_TEST
+
 START_TEST(test_corrupt)
 {
 	struct fake f;
@@ -906,6 +1231,132 @@ START_TEST(test_evlist_drain_stop)
 }
 END_TEST
 
+/* pm_evlist_drain_ordered() live: the calling thread's task-clock on CPUs 0
+ * and 1 (one ring each), the thread hopping between them; drained in order
+ * while it runs and flushed at the end: one stream in time order with
+ * samples of both CPUs, every sample of the rings handed out once. */
+struct ordered_check {
+	pm_evlist *el;
+	uint64_t last, samples, cpu_samples[2], untimed, bad, backwards, switches;
+	int prev_cpu;
+};
+
+static int ordered_cb(const void *rec, size_t size, void *user)
+{
+	struct ordered_check *oc = user;
+	struct pm_sample s = { .sz = sizeof(s) };
+	uint32_t type;
+
+	memcpy(&type, rec, sizeof(type));
+	if (type != PM_RECORD_SAMPLE)
+		return PM_DRAIN_CONTINUE;
+	if (pm_evlist_sample(oc->el, rec, size, &s) || s.cpu > 1) {
+		oc->bad++;
+		return PM_DRAIN_CONTINUE;
+	}
+	if (!(s.present & PM_SAMPLE_TIME))
+		oc->untimed++;
+	if (s.time < oc->last)
+		oc->backwards++;
+	oc->last = s.time;
+	oc->samples++;
+	oc->cpu_samples[s.cpu]++;
+	if (oc->prev_cpu >= 0 && (int)s.cpu != oc->prev_cpu)
+		oc->switches++;
+	oc->prev_cpu = (int)s.cpu;
+	return PM_DRAIN_CONTINUE;
+}
+
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+START_TEST(test_evlist_drain_ordered_live)
+{
+	struct pm_evlist_opts o = { .sz = sizeof(o), .cpus = "0-1" };
+	struct ordered_check oc = { .prev_cpu = -1 };
+	struct pm_ring_stats st = { .sz = sizeof(st) };
+	struct pm_attr a;
+	cpu_set_t saved;
+	long n, total = 0;
+	int stopped;
+
+	if (!have_perf())
+		pm_test_skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		pm_test_skip("one CPU online: nothing to merge");
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	if (pin_to(1) || pin_to(0)) {
+		sched_setaffinity(0, sizeof(saved), &saved);
+		pm_test_skip("cannot run on CPUs 0 and 1 (affinity refused)");
+	}
+	sw_attr(&a, SW_TASK_CLOCK, 100000);
+	ck_assert_int_eq(pm_evlist_new(&oc.el, &o), 0);
+	ck_assert_int_eq(pm_evlist_add(oc.el, &a, "task-clock", -1), 0);
+	ck_assert_int_eq(pm_evlist_open(oc.el), 0);
+	ck_assert_uint_eq(pm_evlist_nr_rings(oc.el), 2);
+	ck_assert_int_eq(pm_evlist_start(oc.el), 0);
+	for (int hop = 0; hop < 20; hop++) {
+		ck_assert_int_eq(pin_to(hop & 1), 0);
+		burn_ms(5);
+		if (hop % 4 != 3)
+			continue; /* each drain sees both rings' samples, interleaved */
+		n = pm_evlist_drain_ordered(oc.el, ordered_cb, &oc, 0, 0, &stopped);
+		ck_assert_int_ge(n, 0);
+		ck_assert_int_eq(stopped, 0);
+		total += n;
+	}
+	sched_setaffinity(0, sizeof(saved), &saved);
+	ck_assert_int_eq(pm_evlist_disable(oc.el), 0);
+	n = pm_evlist_drain_ordered(oc.el, ordered_cb, &oc, 0, PM_DRAIN_FLUSH, &stopped);
+	ck_assert_int_gt(n, 0);
+	total += n;
+	ck_assert_int_eq(pm_evlist_drain_ordered(oc.el, ordered_cb, &oc, 0, PM_DRAIN_FLUSH, NULL),
+			 0);
+	ck_assert_uint_eq(oc.bad, 0);
+	ck_assert_uint_eq(oc.untimed, 0);
+	ck_assert_uint_eq(oc.backwards, 0);
+	/* 100 ms at one sample per 100 us of task time, on both CPUs */
+	ck_assert_uint_ge(oc.samples, 200);
+	ck_assert_uint_ge(oc.cpu_samples[0], 20);
+	ck_assert_uint_ge(oc.cpu_samples[1], 20);
+	ck_assert_uint_ge(oc.switches, 2);
+	ck_assert_int_eq(pm_evlist_stats(oc.el, &st), 0);
+	ck_assert_uint_eq(st.samples, oc.samples);
+	ck_assert_uint_eq(st.records, (uint64_t)total);
+	/* the argument checks */
+	ck_assert_int_eq(pm_evlist_drain_ordered(oc.el, ordered_cb, &oc, 0, 0x80, NULL), -EINVAL);
+	ck_assert_int_eq(pm_evlist_drain_ordered(NULL, ordered_cb, &oc, 0, 0, NULL), -EINVAL);
+	pm_evlist_close(oc.el);
+	ck_assert_int_eq(pm_evlist_drain_ordered(oc.el, ordered_cb, &oc, 0, 0, NULL), -EINVAL);
+	pm_evlist_free(oc.el);
+}
+END_TEST
+
+START_TEST(test_evlist_drain_ordered_overwrite)
+{
+	struct pm_evlist_opts o = { .sz = sizeof(o), .flags = PM_EVLIST_OVERWRITE };
+	struct ordered_check oc = { .prev_cpu = -1 };
+	struct pm_attr a;
+
+	if (!have_perf())
+		pm_test_skip("perf_event_open is not available here (ENOSYS, e.g. qemu-user)");
+	sw_attr(&a, SW_TASK_CLOCK, 100000);
+	ck_assert_int_eq(pm_evlist_new(&oc.el, &o), 0);
+	ck_assert_int_eq(pm_evlist_add(oc.el, &a, "task-clock", -1), 0);
+	ck_assert_int_eq(pm_evlist_open(oc.el), 0);
+	ck_assert_int_eq(pm_evlist_drain_ordered(oc.el, ordered_cb, &oc, 0, PM_DRAIN_FLUSH, NULL),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(pm_errmsg(), "overwrite"));
+	pm_evlist_free(oc.el);
+}
+END_TEST
+
 START_TEST(test_command)
 {
 	struct pm_attr a;
@@ -1008,6 +1459,10 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_small_records_full_ring);
 	tcase_add_test(tc, test_exactly_full);
 	tcase_add_test(tc, test_drain_stop);
+	tcase_add_test(tc, test_ordered_merge);
+	tcase_add_test(tc, test_ordered_stop);
+	tcase_add_test(tc, test_ordered_rounds);
+	tcase_add_test(tc, test_ordered_corrupt);
 	tcase_add_test(tc, test_lost_and_throttle);
 	tcase_add_test(tc, test_corrupt);
 	tcase_add_test(tc, test_overwrite);
@@ -1022,6 +1477,8 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_sampling_self);
 	tcase_add_test(tc, test_evlist_sample);
 	tcase_add_test(tc, test_evlist_drain_stop);
+	tcase_add_test(tc, test_evlist_drain_ordered_live);
+	tcase_add_test(tc, test_evlist_drain_ordered_overwrite);
 	tcase_add_test(tc, test_command);
 	tcase_add_test(tc, test_percpu_set_output);
 	suite_add_tcase(s, tc);

@@ -583,7 +583,7 @@ static int call_sym_line(void *p)
 	{ #T, sizeof(struct T), offsetof(struct T, last), V1, out, fn }
 static const struct case_ cases[] = {
 	C(pm_event_error, PM_EVENT_ERROR_SZ_V1, message, 1, call_event_error),
-	C(pm_event_opts, PM_EVENT_OPTS_SZ_V1, flags, 0, call_event_opts),
+	C(pm_event_opts, PM_EVENT_OPTS_SZ_V1, sample_freq, 0, call_event_opts),
 	C(pm_event_term, PM_EVENT_TERM_SZ_V1, num, 1, call_event_term),
 	C(pm_file_opts, PM_FILE_OPTS_SZ_V1, keep_compressed, 0, call_file_opts),
 	C(pm_file_info, PM_FILE_INFO_SZ_V1, file_size, 1, call_file_info),
