@@ -67,6 +67,9 @@ static PyObject *pmc_from_code;
 /* The pm_event_error of the call in progress in this thread, if any: its
  * position goes into the EventError. */
 static _Thread_local struct pm_event_error *pmc_evterr;
+/* The size_t *err_off of the call in progress (pm_sample_parse,
+ * pm_record_parse): the exception's .offset. */
+static _Thread_local size_t *pmc_erroff;
 
 static PyObject *pmc_error(int err, const char *fn)
 {
@@ -99,6 +102,13 @@ static PyObject *pmc_error(int err, const char *fn)
 		if (msg)
 			exc = PyObject_CallFunction(pmc_from_code, "iO", err, msg);
 		Py_XDECREF(msg);
+	}
+	if (exc && pmc_erroff) {
+		PyObject *o = PyLong_FromSize_t(*pmc_erroff);
+
+		if (!o || PyObject_SetAttrString(exc, "offset", o) < 0)
+			Py_CLEAR(exc);
+		Py_XDECREF(o);
 	}
 	if (exc) {
 		PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
@@ -205,7 +215,8 @@ static int pmc_get_buffer(PyObject *o, Py_buffer *view, int writable, const char
 #define PMC_GETTER(sym) PMC_ENDS(sym, "_get")
 /* where a NULL handle is fine: a destructor (twice is a no-op), the JSON
  * calls (no file: a live sample; no parsed record) */
-#define PMC_OPTIONAL(sym) (PMC_ENDS(sym, "_free") || PMC_ENDS(sym, "_close") || !strncmp(sym, "pm_json_", 8))
+#define PMC_OPTIONAL(sym) (PMC_ENDS(sym, "_free") || PMC_ENDS(sym, "_close") || !strncmp(sym, "pm_json_", 8) || \
+			   PMC_ENDS(sym, "_set"))
 %}
 
 /* ------------------------------------------------------------------ */
@@ -1094,6 +1105,10 @@ static int pmc_keep_member(PyObject *self, const char *key, PyObject *val)
 	pmc_evterr = &tmp;
 }
 %typemap(argout) struct pm_event_error *err "";
+/* size_t *err_off: not an output; on failure the exception's .offset */
+%typemap(in, numinputs=0) size_t *err_off (size_t tmp = 0) "$1 = &tmp; pmc_erroff = &tmp;";
+%typemap(argout) size_t *err_off "";
+%typemap(freearg) size_t *err_off "pmc_erroff = NULL;";
 %typemap(freearg) struct pm_event_error *err "pmc_evterr = NULL;";
 
 /* Handle arguments are checked: None (or a closed handle) is a ValueError,
@@ -1106,6 +1121,21 @@ static int pmc_keep_member(PyObject *self, const char *key, PyObject *val)
 }
 %typemap(check) SWIGTYPE *opts, SWIGTYPE *pmus, SWIGTYPE *ctx "";
 %typemap(check) void *, pm_log_fn, pm_ring_record_fn, pm_stack_fn, pm_export_progress_fn "";
+/* a struct's own self: never None (a pm_stack after its callback) */
+%typemap(check) SWIGTYPE *self {
+	if (!$1) {
+		PyErr_SetString(PyExc_ValueError, "$symname: the object is no longer valid");
+		SWIG_fail;
+	}
+}
+/* strings: None where C documents NULL (and for struct members) */
+%typemap(check) const char *sysfs_root, const char *arch, const char *cpuid, const char *prefix "";
+%typemap(check) const char *name {
+	if (!$1 && !PMC_OPTIONAL("$symname") && !strstr("$symname", "_add")) {
+		PyErr_SetString(PyExc_ValueError, "$symname: argument '$1_name' is None");
+		SWIG_fail;
+	}
+}
 
 %define %pm_struct_common(S)
 /* a non-const struct S * argument is an output: a new S (sz set) */

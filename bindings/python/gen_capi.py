@@ -248,7 +248,7 @@ def stub_sig(ret, name, args, handles, structs, owned):
             base = t.replace("const ", "").replace("struct ", "").replace("*", "").strip()
             const = t.startswith("const")
             stars = t.count("*")
-            if n == "err" and base == "pm_event_error":
+            if (n == "err" and base == "pm_event_error") or n == "err_off":
                 continue
             if stars == 2 and n == "out":
                 outs.append(base)

@@ -306,3 +306,69 @@ def test_stacks_callback():
     with capi.pm_file_open(SYNTH, None) as f:
         with pytest.raises(KeyError, match="from the callback"):
             capi.pm_export_stacks(f, None, boom)
+
+
+def _ring(records):
+    """A perf ring in memory (control page + 4 KiB data) holding records."""
+    import mmap
+    import struct
+    mem = mmap.mmap(-1, 4096 + 4096)
+    data = b"".join(records)
+    mem[4096:4096 + len(data)] = data
+    mem[1024:1032] = struct.pack("<Q", len(data))    # data_head
+    return mem
+
+
+def _comm_record(pid, name):
+    import struct
+    body = struct.pack("<II", pid, pid) + name.encode().ljust(16, b"\0")
+    return struct.pack("<IHH", capi.PM_RECORD_COMM, 0, 8 + len(body)) + body
+
+
+def test_ring_drain_callbacks():
+    recs = [_comm_record(100 + i, "task%d" % i) for i in range(5)]
+    mem = _ring(recs)
+    r = capi.pm_ring_new_from_memory(mem, 4096, 4096, 0)
+    got = []
+    assert capi.pm_ring_drain(r, got.append, 0) == 5     # None: go on
+    assert got == recs
+    capi.pm_ring_free(r)
+    # a stop after the second record; the count says how many were handed out
+    mem = _ring(recs)
+    with capi.pm_ring_new_from_memory(mem, 4096, 4096, 0) as r:
+        seen = []
+        n = capi.pm_ring_drain(r, lambda rec: seen.append(rec) or (capi.PM_DRAIN_STOP if len(seen) == 2 else 0), 0)
+        assert n == 2 and seen == recs[:2]
+        more, rec = capi.pm_ring_next(r)
+        assert (more, rec) == (1, recs[2])
+        capi.pm_ring_consume(r)
+
+        def boom(rec):
+            raise RuntimeError("stop here")
+
+        with pytest.raises(RuntimeError, match="stop here"):
+            capi.pm_ring_drain(r, boom, 0)
+        with pytest.raises(TypeError):
+            capi.pm_ring_drain(r, 42, 0)
+    # a ring's memory must be writable and is kept alive by the ring
+    with pytest.raises(TypeError):
+        capi.pm_ring_new_from_memory(bytes(8192), 4096, 4096, 0)
+    with pytest.raises(profileme.Error):
+        capi.pm_ring_new_from_memory(bytearray(8192), 4096, 1000, 0)   # not a power of two
+
+
+def test_records_parse_through_a_layout():
+    """pm_record_parse() of the COMM records of the ring: str members of their length."""
+    rec = _comm_record(4242, "pmdemo")
+    with capi.pm_sample_layout_new(capi.pm_attr_init()) as layout:
+        r = capi.pm_record_parse(layout, rec, 0)
+        assert r.header.type == capi.PM_RECORD_COMM and r.bytes == rec
+        assert (r.comm.pid, r.comm.comm) == (4242, "pmdemo")
+        bad = rec[:4] + bytes([12, 0]) + rec[6:12]     # header.size 12: shorter than a COMM body
+        with pytest.raises(profileme.Error) as ei:
+            capi.pm_record_parse(layout, bad, 0)
+        assert isinstance(ei.value.offset, int)
+    assert capi.pm_record_u64(b"\1" + b"\0" * 15, 0, 0) == 1
+    with pytest.raises(IndexError):
+        capi.pm_record_u64(b"\0" * 8, 1, 0)
+    assert capi.pm_record_type_name(capi.PM_RECORD_COMM) == "COMM"
