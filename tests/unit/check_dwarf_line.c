@@ -12,9 +12,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-
-#ifdef PM_LIB_HAS_LIBELF
-
 #include <string.h>
 
 #include "pm_check.h"
@@ -665,13 +662,3 @@ static Suite *dwarf_line_suite(void)
 }
 
 PM_TEST_MAIN(dwarf_line_suite)
-
-#else /* !PM_LIB_HAS_LIBELF */
-
-int main(void)
-{
-	printf("SKIPPED unit.dwarf_line: libprofileme built without libelf (no lib/symbol)\n");
-	return 77;
-}
-
-#endif
