@@ -28,7 +28,8 @@ int pmpy_init(PyObject *module)
 	    PyModule_AddIntConstant(module, "ERR_NO_DECODER", PM_ERR_NO_DECODER) ||
 	    PyModule_AddIntConstant(module, "ERR_STRUCT_SIZE", PM_ERR_STRUCT_SIZE) ||
 	    PyModule_AddIntConstant(module, "ERR_NOT_PROFILEME", PM_ERR_NOT_PROFILEME) ||
-	    PyModule_AddIntConstant(module, "ERR_CORRUPT", PM_ERR_CORRUPT))
+	    PyModule_AddIntConstant(module, "ERR_CORRUPT", PM_ERR_CORRUPT) ||
+	    PyModule_AddIntConstant(module, "COLUMNS_NBASE", PM_COLUMNS_NBASE))
 		return -1;
 	return 0;
 }
@@ -824,8 +825,8 @@ PyObject *pmpy_columns_schema(pm_columns *c)
 		/* numpy dtype in host byte order; flags as numpy bool (one byte, 0/1) */
 		snprintf(dtype, sizeof(dtype), "%s", dt[type]);
 		if (type == PM_COL_U8 && (!strcmp(name, "raw_ok") ||
-					  (fi >= 0 && i >= 12 && pm_raw_field_kind(dec, (size_t)fi) == PM_RAW_KIND_BOOL) ||
-					  (fi < 0 && i >= 12 && strlen(name) > 6 &&
+					  (fi >= 0 && i >= PM_COLUMNS_NBASE && pm_raw_field_kind(dec, (size_t)fi) == PM_RAW_KIND_BOOL) ||
+					  (fi < 0 && i >= PM_COLUMNS_NBASE && strlen(name) > 6 &&
 					   !strcmp(name + strlen(name) - 6, "_valid"))))
 			snprintf(dtype, sizeof(dtype), "?");
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -833,7 +834,7 @@ PyObject *pmpy_columns_schema(pm_columns *c)
 			dtype[0] = '>';
 #endif
 		Py_INCREF(Py_None);
-		if (fi >= 0 && i >= 12 && pm_raw_field_kind(dec, (size_t)fi) == PM_RAW_KIND_CODE) {
+		if (fi >= 0 && i >= PM_COLUMNS_NBASE && pm_raw_field_kind(dec, (size_t)fi) == PM_RAW_KIND_CODE) {
 			Py_DECREF(Py_None);
 			codes = PyList_New(0);
 			for (uint64_t k = 0; codes && k < 256; k++) {

@@ -20,9 +20,11 @@
  * | id        | u64  | PERF_SAMPLE_ID / IDENTIFIER |
  * | event     | i32  | attr index (pm_file_attr()), -1 when unknown |
  * | cpumode   | u8   | header.misc & 7 (PERF_RECORD_MISC_CPUMODE) |
- * | callchain_nr | u32 | callchain entries (context markers included) |
+ * | callchain_nr | u32 | callchain frames: the entries that are no PERF_CONTEXT_* marker |
+ * | callchain_markers | u32 | the PERF_CONTEXT_* markers among the callchain entries |
  * | raw_ok    | u8   | 1 when the raw payload decoded with the column decoder |
  *
+ * (these ::PM_COLUMNS_NBASE base columns first, in this order)
  * followed, when a raw decoder applies to the recording (ProfileMe, IBS),
  * by one column per decoded field (pm_raw_field_name()), u64 for numbers,
  * registers and addresses, u8 for booleans and codes (names via
@@ -49,6 +51,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** The number of base columns, which come first (time ... raw_ok);
+ *  the decoded fields of a raw decoder follow them. */
+#define PM_COLUMNS_NBASE 13
 
 /** @brief A columnar reader over a ::pm_file (opaque). */
 typedef struct pm_columns pm_columns;

@@ -12,7 +12,7 @@
 
 enum {
 	COL_TIME, COL_PID, COL_TID, COL_CPU, COL_IP, COL_PERIOD, COL_ADDR, COL_ID, COL_EVENT,
-	COL_CPUMODE, COL_CALLCHAIN_NR, COL_RAW_OK, COL_BASE_COUNT
+	COL_CPUMODE, COL_CALLCHAIN_NR, COL_CALLCHAIN_MARKERS, COL_RAW_OK, COL_BASE_COUNT
 };
 
 static const struct {
@@ -26,7 +26,9 @@ static const struct {
 	[COL_EVENT] = { "event", PM_COL_I32 },	 [COL_CPUMODE] = { "cpumode", PM_COL_U8 },
 	[COL_CALLCHAIN_NR] = { "callchain_nr", PM_COL_U32 },
 	[COL_RAW_OK] = { "raw_ok", PM_COL_U8 },
+	[COL_CALLCHAIN_MARKERS] = { "callchain_markers", PM_COL_U32 },
 };
+typedef char pm_columns_nbase_matches[COL_BASE_COUNT == PM_COLUMNS_NBASE ? 1 : -1];
 
 static size_t pm_col_width(int type)
 {
@@ -350,6 +352,7 @@ static inline void pm_columns_base_vals(const pm_columns *c, const struct pm__sr
 	v[COL_EVENT] = (uint64_t)(int64_t)r->attr_idx;
 	v[COL_CPUMODE] = r->misc & 7;
 	v[COL_CALLCHAIN_NR] = s->callchain_nr;
+	v[COL_CALLCHAIN_MARKERS] = s->callchain_markers;
 	v[COL_RAW_OK] = 0;
 }
 
@@ -401,7 +404,7 @@ static void pm_columns_plan(const pm_columns *c, size_t attr, const struct pm_co
 		case COL_ADDR: pl->off[j] = d.off_addr; break;
 		case COL_ID: pl->off[j] = d.off_id; break;
 		case COL_EVENT: pl->k[j] = (uint64_t)attr; break;
-		default: break; /* cpumode from the header; callchain_nr, raw_ok 0 */
+		default: break; /* cpumode from the header; callchain_nr, callchain_markers, raw_ok 0 */
 		}
 	}
 }

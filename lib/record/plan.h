@@ -67,7 +67,9 @@ struct pm_sample_layout {
 
 /* The fields bulk readers (rows, columns) need from a SAMPLE. */
 struct pm__score {
-	uint64_t id, ip, time, addr, period, callchain_nr;
+	uint64_t id, ip, time, addr, period;
+	uint64_t callchain_nr;      /* frames: callchain entries that are no PERF_CONTEXT_* marker */
+	uint64_t callchain_markers; /* the PERF_CONTEXT_* markers among the entries */
 	uint32_t pid, tid, cpu, raw_size;
 	const uint8_t *raw; /* NULL: no RAW */
 };
@@ -98,6 +100,7 @@ static inline int pm__sample_core(const pm_sample_layout *l, const uint8_t *b, s
 	o->tid = PM__LDF(b, l->off_tid + (l->off_tid ? 4 : 0), be, 32);
 	o->cpu = PM__LDF(b, l->off_cpu, be, 32);
 	o->callchain_nr = 0;
+	o->callchain_markers = 0;
 	o->raw = NULL;
 	o->raw_size = 0;
 	if (st & PM_SAMPLE_READ) {
@@ -113,7 +116,9 @@ static inline int pm__sample_core(const pm_sample_layout *l, const uint8_t *b, s
 		nr = pm__ld64(b + pos, be);
 		if (nr > (end - pos - 8) / 8)
 			return 1;
-		o->callchain_nr = nr;
+		for (uint64_t k = 0; k < nr; k++)
+			o->callchain_markers += PM_CONTEXT_IS_MARKER(pm__ld64(b + pos + 8 + 8 * k, be));
+		o->callchain_nr = nr - o->callchain_markers;
 		pos += 8 + (size_t)nr * 8;
 	}
 	if (st & PM_SAMPLE_RAW) {
@@ -190,7 +195,17 @@ static inline void pm__score_from_sample(const struct pm_sample *s, struct pm__s
 	o->pid = s->pid;
 	o->tid = s->tid;
 	o->cpu = s->cpu;
-	o->callchain_nr = (s->present & PM_SAMPLE_CALLCHAIN) ? s->callchain.nr : 0;
+	o->callchain_nr = 0;
+	o->callchain_markers = 0;
+	if (s->present & PM_SAMPLE_CALLCHAIN) {
+		for (uint64_t k = 0; k < s->callchain.nr; k++) {
+			uint64_t ip = 0;
+
+			if (pm_sample_callchain_ip(s, k, &ip) == 0)
+				o->callchain_markers += PM_CONTEXT_IS_MARKER(ip);
+		}
+		o->callchain_nr = s->callchain.nr - o->callchain_markers;
+	}
 	o->raw = (s->present & PM_SAMPLE_RAW) ? s->raw.data : NULL;
 	o->raw_size = (s->present & PM_SAMPLE_RAW) ? s->raw.size : 0;
 	*present = s->present;

@@ -138,9 +138,19 @@ def test_callchain_frame(cc_file):
         want = [int(ln.split()[0], 16) for ln in b.strip().splitlines()]
         got = [int(x) for x in ips[offs[i]:offs[i + 1]]]
         assert len(want) == len(got), (i, b)
+        # callchain_nr is the number of frames, as perf prints them
+        assert s["callchain_nr"][i] == len(want), (i, b)
         assert [w for w in want if w >= 1 << 63] == [g for g in got if g >= 1 << 63], (i, b)
-    # callchain_nr counts the context markers as well
-    assert (s["callchain_nr"] >= np.diff(offs)).all()
+    assert (s["callchain_nr"] == np.diff(offs)).all()
+    # the markers apart: the PERF_CONTEXT_* entries of each record's raw chain
+    marker = (1 << 64) - 4095
+    raw = [r["callchain"] for r in profileme.open(cc_file).records()
+           if r["type"] == "SAMPLE"]
+    assert len(raw) == len(s)
+    want_m = [sum(1 for x in c if x >= marker) for c in raw]
+    assert s["callchain_markers"].tolist() == want_m
+    assert sum(want_m) > 0
+    assert (s["callchain_nr"] + s["callchain_markers"]).tolist() == [len(c) for c in raw]
 
 
 def test_cpumode_categorical(cc_file):

@@ -71,10 +71,11 @@ static int col_index(const pm_columns *c, const char *name)
 START_TEST(test_schema)
 {
 	static const char *const base[] = { "time", "pid", "tid", "cpu", "ip", "period", "addr", "id",
-					    "event", "cpumode", "callchain_nr", "raw_ok" };
+					    "event", "cpumode", "callchain_nr", "callchain_markers", "raw_ok" };
 	pm_file *f;
 	pm_columns *c;
 
+	ck_assert_uint_eq(sizeof(base) / sizeof(base[0]), PM_COLUMNS_NBASE);
 	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
 	ck_assert_int_eq(pm_columns_new_from_file(&c, f, NULL), 0);
 	for (size_t i = 0; i < (sizeof(base) / sizeof(base[0])); i++)
@@ -230,7 +231,7 @@ START_TEST(test_options_and_errors)
 	/* no_raw: base columns only */
 	o.no_raw = 1;
 	ck_assert_int_eq(pm_columns_new_from_file(&c, f, &o), 0);
-	ck_assert_uint_eq(pm_columns_count(c), 12);
+	ck_assert_uint_eq(pm_columns_count(c), PM_COLUMNS_NBASE);
 	ck_assert_ptr_null(pm_columns_decoder(c));
 	/* a column that does not fit its row */
 	ck_assert_int_eq(pm_columns_read_rows(c, row, 8, offs, 1, 1, &n), -EINVAL);

@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 
 from . import _glue as _c
+from . import _glue_c
 
 # Exceptions: profileme.Error (an OSError: .errno is the errno value or the
 # library code, .strerror the library's message, .filename the recording) and
@@ -193,7 +194,7 @@ _COMPRESSED = ((b"\x1f\x8b", "gzip", "gzip -d", "gzip.open(path)"),
                (b"\xfd7zXZ\x00", "xz", "xz -d", "lzma.open(path)"),
                (b"BZh", "bzip2", "bzip2 -d", "bz2.open(path)"))
 
-_BASE_COLUMNS = 12      # time .. raw_ok; decoded raw fields follow
+_BASE_COLUMNS = _glue_c.COLUMNS_NBASE   # time .. raw_ok; decoded raw fields follow
 
 
 def _compressed_error(head, name):
@@ -480,7 +481,8 @@ class PerfData:
 
         Columns (dtypes and units in docs/python.md): time, pid, tid, cpu,
         ip, period, addr, id, event (index into .events), cpumode,
-        callchain_nr, raw_ok (bool), then -- for a ProfileMe or IBS
+        callchain_nr (the frames of the callchain), callchain_markers (its
+        PERF_CONTEXT_* markers), raw_ok (bool), then -- for a ProfileMe or IBS
         recording -- every decoded field (flags as bool, codes as small
         integers whose names are in ``.codes``, numbers as uint64).  In a row
         whose payload did not decode (``raw_ok`` False) the decoded columns
@@ -597,7 +599,8 @@ class PerfData:
         decoded columns of a row whose payload did not decode (``raw_ok``
         False), or that the hardware marked invalid (IBS ``<field>_valid``
         False), are NA (pandas nullable dtypes: boolean, UInt64, categorical
-        NaN).  ``callchain_nr`` is uint64 so that sums cannot wrap.
+        NaN).  ``callchain_nr`` and ``callchain_markers`` are uint64 so that
+        sums cannot wrap.
 
         For ProfileMe and IBS rows (with all columns), ``attribution`` adds
         where the library's rule charges each row (see ``attribute()``):
@@ -663,7 +666,7 @@ class PerfData:
                 data[name] = pd.Categorical.from_codes(codes, categories=_unique_codes(cats))
             elif col.dtype == np.bool_:
                 data[name] = col if mask is None else pd.arrays.BooleanArray(col.copy(), mask.copy())
-            elif name == "callchain_nr":
+            elif name in ("callchain_nr", "callchain_markers"):
                 data[name] = col.astype(np.uint64)
             elif name == "cpumode":
                 data[name] = _cpumode_categorical(col)
@@ -775,7 +778,7 @@ class PerfData:
 
     def _all_names(self):
         return ["time", "pid", "tid", "cpu", "ip", "period", "addr", "id", "event", "cpumode",
-                "callchain_nr", "raw_ok"] + list(self._decoded)
+                "callchain_nr", "callchain_markers", "raw_ok"] + list(self._decoded)
 
     def records(self):
         """Every record, in time order, as a dict with every decoded field
@@ -889,8 +892,9 @@ class PerfData:
         context marker before the frame, the sample's own mode before any)
         and, with ``symbols`` (default), ``sym`` and ``dso`` (categoricals,
         as ``symbolize()`` names them, with ``symfs``/``kallsyms``).  The
-        number of frames of a sample is ``df.groupby("row").size()``;
-        ``samples()``'s ``callchain_nr`` counts the markers too."""
+        number of frames of a sample is ``samples()``'s ``callchain_nr``
+        (``df.groupby("row").size()``); ``callchain_markers`` counts the
+        context markers, which are no frames."""
         if frame:
             return self._callchain_frame(event, symbols, symfs, kallsyms)
         ev = self._event_index(event)
