@@ -45,6 +45,11 @@ struct pm__columns_mt {
 	uint8_t want[PM_COLUMNS_MAX_];
 	size_t off[PM_COLUMNS_MAX_], width[PM_COLUMNS_MAX_];
 	size_t row_size;
+	/* the caller's rows are exactly the wanted columns (pm_columns_read_rows
+	 * as the Python binding calls it): the workers write rows in the
+	 * caller's layout and a batch is handed out with one memcpy */
+	bool rowmode;
+	size_t first; /* the wanted column at offset 0 of a row (rowmode) */
 };
 
 static void pmcm_decode(struct pm__columns_mt *m, size_t k)
@@ -147,8 +152,73 @@ void pm__columns_mt_free(struct pm__columns_mt *m)
 	free(m);
 }
 
+/* Do the caller's rows hold exactly the wanted columns, side by side?
+ * Then keep its layout (off[] relative to the first column's byte). */
+static void pmcm_rowmode(struct pm__columns_mt *m, uint8_t *const *base, const size_t *stride)
+{
+	const uint8_t *lo = NULL;
+	size_t s = 0, sum = 0;
+
+	for (size_t i = 0; i < m->ncols; i++) {
+		if (!m->want[i])
+			continue;
+		if (!lo || base[i] < lo) {
+			lo = base[i];
+			m->first = i;
+		}
+		if (s && stride[i] != s)
+			return;
+		s = stride[i];
+		sum += m->width[i];
+	}
+	if (!lo || sum != s)
+		return;
+	for (size_t i = 0; i < m->ncols; i++)
+		if (m->want[i] && (size_t)(base[i] - lo) + m->width[i] > s)
+			return;
+	/* widths summing to the stride and each inside the row: no overlap
+	 * unless two share bytes, which a caller's row layout never does */
+	for (size_t i = 0; i < m->ncols; i++)
+		if (m->want[i])
+			m->off[i] = (size_t)(base[i] - lo);
+	m->row_size = s;
+	m->rowmode = true;
+}
+
+/* The same layout as at the start (rowmode)? */
+static bool pmcm_same_rows(const struct pm__columns_mt *m, uint8_t *const *base, const size_t *stride)
+{
+	const uint8_t *lo = base[m->first];
+
+	for (size_t i = 0; i < m->ncols; i++)
+		if (m->want[i] && (stride[i] != m->row_size || base[i] < lo ||
+				   (size_t)(base[i] - lo) != m->off[i]))
+			return false;
+	return true;
+}
+
+/* Column i of take rows from the packed rows at src to dst (stride). */
+static void pmcm_copy_col(uint8_t *dst, size_t stride, const uint8_t *src, size_t row_size,
+			  size_t width, size_t take)
+{
+	switch (width) {
+	case 8:
+		for (size_t r = 0; r < take; r++)
+			memcpy(dst + r * stride, src + r * row_size, 8);
+		break;
+	case 4:
+		for (size_t r = 0; r < take; r++)
+			memcpy(dst + r * stride, src + r * row_size, 4);
+		break;
+	default:
+		for (size_t r = 0; r < take; r++)
+			dst[r * stride] = src[r * row_size];
+		break;
+	}
+}
+
 /* 1: the file is one chunk (read it in this thread); 0 / <0 */
-static int pmcm_start(pm_columns *c, uint8_t *const *base, size_t ncols)
+static int pmcm_start(pm_columns *c, uint8_t *const *base, const size_t *stride, size_t ncols)
 {
 	/* chunks of 8 MiB by default: small enough to balance, large enough that
 	 * the per-chunk open and the overlap stay negligible */
@@ -202,6 +272,7 @@ static int pmcm_start(pm_columns *c, uint8_t *const *base, size_t ncols)
 			m->row_size += m->width[i];
 		}
 	}
+	pmcm_rowmode(m, base, stride);
 	for (int i = 0; i < m->nth; i++) {
 		if (pthread_create(&m->th[i], NULL, pmcm_worker, m)) {
 			m->nth = i;
@@ -222,7 +293,7 @@ int pm__columns_mt_fill(pm_columns *c, uint8_t *const *base, const size_t *strid
 
 	*n = 0;
 	if (!m) {
-		rc = pmcm_start(c, base, ncols);
+		rc = pmcm_start(c, base, stride, ncols);
 		if (rc) {
 			if (rc > 0)
 				c->threads = 1; /* one chunk: read here */
@@ -247,16 +318,17 @@ int pm__columns_mt_fill(pm_columns *c, uint8_t *const *base, const size_t *strid
 			break;
 		o = &m->out[m->cur];
 		take = PM_MIN(cap - rows, o->n - m->cur_pos);
-		for (size_t i = 0; i < ncols; i++) {
-			const uint8_t *src;
-			uint8_t *dst;
-
-			if (!m->want[i])
-				continue;
-			src = o->rows + m->cur_pos * m->row_size + m->off[i];
-			dst = base[i] + rows * stride[i];
-			for (size_t r = 0; r < take; r++)
-				memcpy(dst + r * stride[i], src + r * m->row_size, m->width[i]);
+		if (m->rowmode && pmcm_same_rows(m, base, stride)) {
+			memcpy(base[m->first] + rows * m->row_size, o->rows + m->cur_pos * m->row_size,
+			       take * m->row_size);
+		} else {
+			for (size_t i = 0; i < ncols; i++) {
+				if (!m->want[i])
+					continue;
+				pmcm_copy_col(base[i] + rows * stride[i], stride[i],
+					      o->rows + m->cur_pos * m->row_size + m->off[i], m->row_size,
+					      m->width[i], take);
+			}
 		}
 		rows += take;
 		m->cur_pos += take;

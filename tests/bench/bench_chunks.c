@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
  * The C reader on N threads (pm_columns_opts::threads over the file's
- * chunks): bench_chunks THREADS FILE... reads every sample of each file
- * (columns time pid tid cpu ip period event) and prints one line:
+ * chunks): bench_chunks [--raw] THREADS FILE... reads every sample of each
+ * file (columns time pid tid cpu ip period event; --raw: every column, the
+ * decoded ProfileMe/IBS fields included) and prints one line:
  *
  *   threads N files F bytes B samples S wall_s W cpu_s C MB_per_s R peak_rss_kb K sum X
  *
@@ -37,18 +38,22 @@ static double now(clockid_t id)
 int main(int argc, char **argv)
 {
 	static struct row rows[1 << 16];
+	uint8_t *wide = NULL;
+	int raw = argc > 1 && !strcmp(argv[1], "--raw");
 	uint64_t samples = 0, bytes = 0, sum = 0;
 	double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID), w, c;
 	struct rusage ru;
 	int threads;
 
+	argc -= raw;
+	argv += raw;
 	if (argc < 3) {
-		fprintf(stderr, "usage: bench_chunks THREADS FILE...\n");
+		fprintf(stderr, "usage: bench_chunks [--raw] THREADS FILE...\n");
 		return 2;
 	}
 	threads = atoi(argv[1]);
 	for (int a = 2; a < argc; a++) {
-		struct pm_columns_opts o = { .sz = sizeof(o), .event = -1, .no_raw = 1, .threads = threads };
+		struct pm_columns_opts o = { .sz = sizeof(o), .event = -1, .no_raw = !raw, .threads = threads };
 		const char *want[] = { "time", "ip", "period", "pid", "tid", "cpu", "event" };
 		const size_t at[] = { offsetof(struct row, time), offsetof(struct row, ip),
 				      offsetof(struct row, period), offsetof(struct row, pid),
@@ -74,12 +79,36 @@ int main(int argc, char **argv)
 				if (!strcmp(nm, want[j]))
 					offs[i] = at[j];
 		}
+		if (raw) {
+			/* every column, packed */
+			size_t rs = 0, nc = pm_columns_count(cols);
+
+			for (size_t i = 0; i < nc && i < 64; i++) {
+				offs[i] = rs;
+				rs += pm_columns_width(cols, i);
+			}
+			free(wide);
+			wide = malloc((rs ? rs : 1) << 16);
+			while ((rc = pm_columns_read_rows(cols, wide, rs, offs, nc < 64 ? nc : 64, 1 << 16,
+							  &n)) == 0 && n) {
+				for (size_t i = 0; i < n; i++) {
+					uint64_t t, ip;
+
+					memcpy(&t, wide + i * rs + offs[0], 8);
+					memcpy(&ip, wide + i * rs + offs[4], 8);
+					sum += t ^ (ip * 31) ^ wide[i * rs + rs - 1];
+				}
+				samples += n;
+			}
+			goto done;
+		}
 		while ((rc = pm_columns_read_rows(cols, rows, sizeof(rows[0]), offs,
 						  (pm_columns_count(cols) < 64 ? pm_columns_count(cols) : 64), 1 << 16, &n)) == 0 && n) {
 			for (size_t i = 0; i < n; i++)
 				sum += rows[i].time ^ (rows[i].ip * 31) ^ rows[i].tid ^ ((uint64_t)rows[i].cpu << 40);
 			samples += n;
 		}
+done:
 		if (rc) {
 			fprintf(stderr, "%s: %s\n", argv[a], pm_errmsg());
 			return 1;

@@ -313,3 +313,45 @@ def test_threads_equal_one_thread(recs, kind):
             assert len(two) == len(one)
             for name in two.dtype.names:
                 assert np.array_equal(two[name], one[name]), name
+
+
+def test_threads_separate_buffers(recs):
+    """pm_columns_read() into one buffer per column (the strided copy-out of
+    the threaded reader), and a later read asking for other columns: an
+    error, not other rows."""
+    from profileme import _glue as c
+    path = recs["callchain"]
+    with profileme.open(path) as rec:
+        one = rec.samples()
+        f = c.file_open(path, 0)
+        try:
+            cols = c.columns_new_mt(f, -1, 2, _small(path))
+            try:
+                schema = c.columns_schema(cols)[0]
+                names = [s[0] for s in schema]
+                want = {"time", "tid", "cpumode", "ip"}
+                cap = 200
+                got = {n: [] for n in want}
+                while True:
+                    bufs = [np.empty(cap, dtype=t) if n in want else None for n, t, _ in schema]
+                    n, err = c.columns_read(cols, bufs, cap)
+                    assert err == 0
+                    for name, b in zip(names, bufs):
+                        if b is not None:
+                            got[name].append(b[:n])
+                    if n < cap:
+                        break
+                    if sum(len(x) for x in got["time"]) > 3 * cap:
+                        bufs = [np.empty(cap, dtype=t) if n == "time" else None
+                                for n, t, _ in schema]
+                        with pytest.raises(profileme.Error, match="same columns"):
+                            c.columns_read(cols, bufs, cap)
+                        break
+            finally:
+                c.columns_free(cols)
+        finally:
+            c.file_close(f)
+    k = sum(len(x) for x in got["time"])
+    assert k > 3 * 200
+    for name in want:
+        assert np.array_equal(np.concatenate(got[name]), one[name][:k].astype(got[name][0].dtype)), name
