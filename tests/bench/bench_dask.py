@@ -33,7 +33,7 @@ def record(path, mb, kind, spin):
     """Grow one recording of two spinning processes to about mb MB."""
     ev = ["-e", "task-clock", "-c", "20000"]
     extra = {"dwarf": ["--call-graph", "dwarf,512"], "g": ["-g"], "plain": []}[kind]
-    rate = {"dwarf": 30.0, "g": 3.0, "plain": 2.5}[kind]     # MB per second of spinning, guessed
+    rate = {"dwarf": 55.0, "g": 3.0, "plain": 2.5}[kind]     # MB per second of spinning, guessed
     secs = max(mb / rate / 2, 0.5)
     for _ in range(6):
         n = int(secs * 400e6)
