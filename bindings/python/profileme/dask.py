@@ -278,14 +278,19 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
     ``symbols=True`` symbolizes each chunk with the recording's whole
     history (the library replays the file's MMAP/COMM/FORK/EXIT records and
     looks each row up with the maps of its time), as ``to_pandas`` does.
+
+    Building the frame scans each recording once, here (the chunk index:
+    a pass over its record headers, one thread per CPU); the samples are
+    decoded when the frame is computed, in the tasks.
     """
     import dask.dataframe as dd
     paths = _expand(paths_or_glob)
     fields = profileme.PerfData._fields(fields)
-    metas, indexes = [], []
-    for p in paths:
-        metas.append(_file_meta(p, fields, event, symbols, attribution))
-        indexes.append(chunks(p, chunk_bytes))
+    metas = [_file_meta(p, fields, event, symbols, attribution) for p in paths]
+    # the index scans release the GIL: one per CPU at a time
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=max(1, min(len(paths), os.cpu_count() or 1))) as ex:
+        indexes = list(ex.map(lambda p: chunks(p, chunk_bytes), paths))
     meta = _union_meta(metas, paths, symbols)
     # known divisions: every chunk windowed with known times, files disjoint
     order = list(range(len(paths)))
