@@ -20,8 +20,9 @@
 - `go tool pprof -raw` of a `perf record -g` profile converted by
   `profileme convert --to pprof`: every location of the workload's own
   binary with a line has the line addr2line gives for its address (the call
-  instruction, address - 1, when the location is a caller), and
-  `pprof -lines -top` shows workload.c:LINE entries.
+  instruction, address - 1, when the location is a caller),
+  `pprof -lines -top` shows workload.c:LINE entries and `pprof -list
+  matrix_multiply` its source (Function.filename).
 usage: test_lines.py PROFILEME SRCDIR BUILDDIR
 """
 import os
@@ -362,6 +363,11 @@ if shutil.which("perf") and shutil.which("go") and os.path.exists(WORKLOAD):
             top = run(["go", "tool", "pprof", "-lines", "-top", "-nodecount=20", prof], env=ENV)
             check(re.search(r"workload\.c:\d+", top.stdout) is not None,
                   "pprof -lines -top shows no workload.c:LINE: %s" % top.stdout[-1500:])
+            # the source view: Function.filename names the file, lines index it
+            lst = run(["go", "tool", "pprof", "-list", "matrix_multiply", prof], env=ENV)
+            check(re.search(r"ROUTINE =+ matrix_multiply in \S*workload\.c", lst.stdout) is not None and
+                  re.search(r"^\s+\S+\s+\S+\s+\d+:.*for \(int k", lst.stdout, re.M) is not None,
+                  "pprof -list matrix_multiply shows no workload.c source: %s" % lst.stdout[-1500:])
 else:
     print("no perf, go or workload: pprof part not run")
 
