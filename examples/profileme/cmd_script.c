@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "symmemo.h"
 
 #define PM_MIN_(a, b) ((a) < (b) ? (a) : (b))
 
@@ -36,6 +37,24 @@ static void o_room(size_t n)
 		o_flush();
 }
 
+/* n bytes at d: short copies as a few fixed-size moves (no C library call
+ * per field) */
+static inline void o_copy(char *d, const char *s, size_t n)
+{
+	if (n > 16) {
+		memcpy(d, s, n);
+	} else if (n >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	}
+}
+
 static void o_mem(const char *s, size_t n)
 {
 	if (n > sizeof(ob) / 2) {
@@ -45,7 +64,7 @@ static void o_mem(const char *s, size_t n)
 		return;
 	}
 	o_room(n);
-	memcpy(ob + obn, s, n);
+	o_copy(ob + obn, s, n);
 	obn += n;
 }
 
@@ -79,87 +98,103 @@ static const char dig2[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* The decimal digits of v at the end of t[24]; returns where they start. */
-static char *dec_digits(char t[24], uint64_t v)
-{
-	char *e = t + 24;
+static const uint64_t p10[19] = {
+	10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+	1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+	1000000000000000000ULL, 10000000000000000000ULL,
+};
 
+static int dec_len(uint64_t v)
+{
+	int n = 1;
+
+	while (n < 20 && v >= p10[n - 1])
+		n++;
+	return n;
+}
+
+/* The decimal digits of v written backwards, ending at e. */
+static void dec_back(char *e, uint64_t v)
+{
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 
 		v /= 100;
 		e -= 2;
-		memcpy(e, dig2 + 2 * r, 2);
+		e[0] = dig2[2 * r];
+		e[1] = dig2[2 * r + 1];
 	}
 	if (v >= 10) {
 		e -= 2;
-		memcpy(e, dig2 + 2 * v, 2);
+		e[0] = dig2[2 * v];
+		e[1] = dig2[2 * v + 1];
 	} else {
 		*--e = (char)('0' + v);
 	}
-	return e;
+}
+
+/* Digits go straight into the buffer, counted first: a copy of bytes
+ * just stored would stall. */
+static void o_digits(uint64_t v, int n)
+{
+	o_room((size_t)n);
+	dec_back(ob + obn + n, v);
+	obn += (size_t)n;
 }
 
 /* right-aligned decimal in width w */
 static void o_dec(uint64_t v, int w)
 {
-	char t[24], *d = dec_digits(t, v);
-	int n = (int)(t + 24 - d);
+	int n = dec_len(v);
 
 	if (w > n)
 		o_pad(w - n);
-	o_room((size_t)n);
-	memcpy(ob + obn, d, (size_t)n);
-	obn += (size_t)n;
+	o_digits(v, n);
 }
 
 static void o_dec_left(uint64_t v, int w)
 {
-	char t[24], *d = dec_digits(t, v);
-	int n = (int)(t + 24 - d);
+	int n = dec_len(v);
 
-	o_room((size_t)n);
-	memcpy(ob + obn, d, (size_t)n);
-	obn += (size_t)n;
+	o_digits(v, n);
 	o_pad(w - n);
 }
 
 static void o_hex(uint64_t v, int w)
 {
 	static const char hx[] = "0123456789abcdef";
-	char t[16], *e = t + 16;
-	int n;
+	int n = 1;
+	char *e;
 
+	while (n < 16 && (v >> (4 * n)))
+		n++;
+	if (w > n)
+		o_pad(w - n);
+	o_room((size_t)n);
+	e = ob + obn + n;
 	do {
 		*--e = hx[v & 15];
 		v >>= 4;
 	} while (v);
-	n = (int)(t + 16 - e);
-	if (w > n)
-		o_pad(w - n);
-	o_room((size_t)n);
-	memcpy(ob + obn, e, (size_t)n);
 	obn += (size_t)n;
 }
 
 static void o_time(uint64_t t, bool ns)
 {
 	uint64_t r = t % 1000000000ULL;
-	char b[10];
+	int n = ns ? 9 : 6;
+	char *e;
 
 	o_dec(t / 1000000000ULL, 5);
-	o_ch('.');
-	if (ns) {
-		for (int i = 8; i >= 1; i -= 2, r /= 100)
-			memcpy(b + i - 1, dig2 + 2 * (r % 100), 2);
-		b[0] = (char)('0' + r);
-		o_mem(b, 9);
-	} else {
+	o_room(10);
+	ob[obn++] = '.';
+	if (!ns)
 		r /= 1000;
-		for (int i = 5; i >= 1; i -= 2, r /= 100)
-			memcpy(b + i - 1, dig2 + 2 * (r % 100), 2);
-		o_mem(b, 6);
-	}
+	e = ob + obn + n;
+	for (int i = 0; i < n; i++, r /= 10)
+		*--e = (char)('0' + r % 10);
+	obn += (size_t)n;
 }
 
 /* ------------------------------------------------------------------ */
@@ -270,6 +305,7 @@ struct script {
 	const pm_raw_decoder **dec; /* per attr */
 	size_t ndec;
 	void *sym; /* pm_sym */
+	struct cli_symmemo memo; /* its lookups by (pid, addr, how) */
 	const char *symfs, *kallsyms;
 	uint64_t nsamples;
 };
@@ -330,8 +366,10 @@ static void sym_record(struct script *s, const struct pm_file_record *rec)
 {
 	struct pm_record r = { .sz = sizeof(r) };
 
-	if (s->sym && pm_file_record_parse(s->f, rec, &r) == 0)
+	if (s->sym && pm_file_record_parse(s->f, rec, &r) == 0) {
 		pm_sym_add_record(s->sym, &r);
+		cli_symmemo_changed(&s->memo);
+	}
 }
 #endif
 
@@ -348,8 +386,7 @@ static bool sym_lookup(struct script *s, uint32_t pid, uint64_t addr, int cpumod
 	if (!s->sym)
 		return false;
 	how = pm_sym_lookup_how(cpumode);
-	res.sz = sizeof(res);
-	if (pm_sym_lookup(s->sym, (int32_t)pid, addr, how, &res) < 0)
+	if (cli_sym_lookup(&s->memo, s->sym, (int32_t)pid, addr, how, &res) < 0)
 		return false;
 	*name = res.name;
 	*off = res.offset;
@@ -1211,8 +1248,10 @@ int cmd_script(int argc, char **argv)
 		struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = s.symfs, .kallsyms = s.kallsyms };
 
 		/* the library decides whether this machine's kallsyms fits the recording */
-		if (pm_sym_new_from_file(&sy, s.f, &so) == 0)
+		if (pm_sym_new_from_file(&sy, s.f, &so) == 0) {
 			s.sym = sy;
+			cli_symmemo_init(&s.memo); /* without memory: no memo, the same answers */
+		}
 	}
 #endif
 	rec.sz = sizeof(rec);
@@ -1324,6 +1363,7 @@ int cmd_script(int argc, char **argv)
 	cli_flush();
 #ifdef PM_HAVE_LIBELF
 	pm_sym_free(s.sym);
+	cli_symmemo_free(&s.memo);
 #endif
 	pm_raw_ctx_free(s.rctx);
 	for (size_t i = 0; i < s.nnames; i++)

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "report_core.h"
+#include "symmemo.h"
 
 /* ---- interned strings and tid -> comm ------------------------------ */
 
@@ -42,6 +43,7 @@ struct rep_ctx {
 	struct rep_str *strs;       /* every interned string (freed at close) */
 	struct rep_comm *comms;     /* open addressing, power of two */
 	size_t comm_cap, comm_n;
+	struct cli_symmemo memo;    /* lookups by (pid, addr, how) */
 	uint32_t last_tid;          /* rep_get_comm's last answer (NULL: none) */
 	const char *last_comm;
 	uint64_t bad_payloads, lost;
@@ -365,6 +367,7 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 	if (!c)
 		return 1;
 	c->o = *o;
+	cli_symmemo_init(&c->memo); /* without memory: no memo, the same answers */
 	{
 		struct pm_file_opts fo = { .sz = sizeof(fo), .strict = o->strict };
 
@@ -458,6 +461,7 @@ void rep_close(struct rep_ctx *c)
 	pm_sym_free(c->sym);
 	pm_raw_ctx_free(c->raw);
 	pm_file_close(c->f);
+	cli_symmemo_free(&c->memo);
 	free(c->is_pm);
 	free(c->ibs);
 	free(c->undec);
@@ -506,8 +510,10 @@ static void rep_side_record(struct rep_ctx *c, const struct pm_file_record *rec)
 	r.sz = sizeof(r);
 	if (pm_file_record_parse(c->f, rec, &r) < 0)
 		return;
-	if (c->sym)
+	if (c->sym) {
 		pm_sym_add_record(c->sym, &r); /* the library's policy: docs/symbol.md */
+		cli_symmemo_changed(&c->memo);
+	}
 	switch (rec->type) {
 	case PM_RECORD_COMM:
 		rep_set_comm(c, r.comm.tid, rep_intern(c, r.comm.comm, r.comm.comm_len));
@@ -641,7 +647,7 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 				mode = (s.addr >> 63) ? PM_RECORD_MISC_KERNEL : PM_RECORD_MISC_USER;
 			s.level = rep_level(mode);
 			how = pm_sym_lookup_how(mode);
-			if (pm_sym_lookup(c->sym, (int32_t)s.pid, s.addr, how, &r) == 0) {
+			if (cli_sym_lookup(&c->memo, c->sym, (int32_t)s.pid, s.addr, how, &r) == 0) {
 				s.sym = r.name ? r.name : "[unknown]";
 				s.dso = r.dso ? r.dso : "[unknown]";
 				s.dso_addr = r.dso_addr;

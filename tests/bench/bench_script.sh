@@ -1,65 +1,64 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
-# Benchmark (not a ctest): perf script vs profileme script vs the C API on a
-# perf.data of at least 50 MB recorded here.
-#   usage: tests/bench/bench_script.sh BUILDDIR [PROFILEME]
-# Prints CPU time (best and median of PM_BENCH_REPEAT runs) and peak RSS of:
-#   perf script      -F event,tid,time,ip,period
-#   profileme script -F event,tid,time,ip,period
-#   bench_parse (pm_file_read_samples, every sample, no output), time-sorted
-#   like perf script and in file order (pm_file_opts.raw_order)
+# Benchmark (not a ctest): profileme script and the C API parse against perf
+# script, side by side on the same perf.data, for two recordings of at least
+# MIN_MB MB made here (task-clock, without and with -g).
+#   usage: tests/bench/bench_script.sh BUILDDIR [MIN_MB] [PROFILEME]   (default 50)
+# Legs (each PM_BENCH_REPEAT times, default 5, interleaved; the fastest CPU
+# time counts, tests/bench/cputime.py):
+#   perf script / profileme script -F tid,time,ip
+#   perf script / profileme script with perf's default fields
+#   perf script -F comm,pid,tid,time,period,event,ip (the fields --json has)
+#       / profileme script --json
+#   bench_parse: pm_file_read_samples, every sample, no output: time-sorted
+#       (like perf script) and in file order (pm_file_opts.raw_order)
+#   cat FILE (to /dev/null): reading the file
+# Goals (issue 18): script >= 10x perf script for each field set; time-sorted
+# parse >= 30x perf script -F tid,time,ip; file-order parse within 2x of cat.
 set -eu
-B=$(cd "${1:?usage: bench_script.sh BUILDDIR [PROFILEME]}" && pwd)
+B=$(cd "${1:?usage: bench_script.sh BUILDDIR [MIN_MB] [PROFILEME]}" && pwd)
+MIN=${2:-50}
+PROF=${3:-$B/bin/profileme}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-PROF=${2:-$B/bin/profileme}
-W=$B/bench_script
-mkdir -p "$W"
+WORKLOAD=$B/bin/workload
+R=${PM_BENCH_REPEAT:-5}
 command -v perf >/dev/null || { echo "perf missing"; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time missing (apt-get install time)"; exit 1; }
-
-cc -O2 -I"$SRC/include" -I"$B/include" -o "$W/bench_parse" "$SRC/tests/bench/bench_parse.c" \
-   "$B/lib/libprofileme.a" $(pkg-config --libs libzstd libelf 2>/dev/null) -lpthread
-cat > "$W/spin.c" <<'C'
-#include <stdlib.h>
-static volatile long sink;
-int main(int c, char **v) { long n = c > 1 ? atol(v[1]) : 1; for (long i = 0; i < n; i++) sink += i; return 0; }
-C
-cc -O0 -o "$W/spin" "$W/spin.c"
-
-DATA=$W/big.data
-if [ ! -f "$DATA" ] || [ "$(stat -c %s "$DATA")" -lt 52428800 ]; then
-	# ~56-byte samples at a high rate: grow the file to >= 50 MB
-	secs=2
-	while :; do
-		perf record -q -o "$DATA" -e task-clock -c 20000 --sample-cpu -- "$W/spin" $((secs * 400000000)) \
-			>/dev/null 2>&1 || true
-		sz=$(stat -c %s "$DATA" 2>/dev/null || echo 0)
-		[ "$sz" -ge 52428800 ] && break
-		secs=$((secs * 2))
-		[ $secs -gt 128 ] && { echo "cannot grow perf.data past 50 MB"; exit 1; }
-	done
-fi
-echo "perf.data: $(($(stat -c %s "$DATA") / 1048576)) MB, $("$W/bench_parse" "$DATA" | cut -d' ' -f1) samples"
-
-# Every leg runs PM_BENCH_REPEAT times (default 5), the legs interleaved;
-# CPU time (user + system, from rusage) of the fastest run counts, the same
-# rule for every leg (tests/bench/cputime.py).  One warm-up pass first, so
-# that every leg reads the file from the page cache.
-F=event,tid,time,ip,period
-"$W/bench_parse" "$DATA" >/dev/null
-perf script -i "$DATA" -F $F >/dev/null 2>&1
-/usr/bin/python3 "$SRC/tests/bench/cputime.py" "${PM_BENCH_REPEAT:-5}" \
-	"perf_script=perf script -i $DATA -F $F" \
-	"profileme_script=$PROF script -i $DATA -F $F" \
-	"c_api_parse=$W/bench_parse $DATA" \
-	"c_api_parse_raw_order=$W/bench_parse $DATA raw" > "$W/times.txt"
-printf '%-24s %12s %12s %12s\n' "" "cpu (best)" "cpu (median)" "peak RSS"
-while read -r label cpu med wall rss st; do
-	printf '%-24s %10.3f s %10.3f s %9d KB%s\n' "$label" "$cpu" "$med" "$rss" \
-		"$([ "$st" = 0 ] || echo "  (exit status $st)")"
-done < "$W/times.txt"
-awk '{ t[$1] = $2 } END {
-	p = t["perf_script"]; m = t["profileme_script"]; c = t["c_api_parse"]; r = t["c_api_parse_raw_order"];
-	printf "profileme script vs perf script:           %.1fx faster (goal >= 3x)\n", p / m;
-	printf "C API parse, file order, vs perf script:   %.1fx faster (goal >= 30x)\n", p / r;
-	printf "C API parse, time-sorted, vs perf script:  %.1fx faster\n", p / c }' "$W/times.txt"
+T=$(mktemp -d "${TMPDIR:-/tmp}/pm-bench-script.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+BP=$B/tests/bench/bench_parse
+[ -x "$BP" ] || { echo "$BP missing (build the benchmarks)"; exit 1; }
+. "$SRC/tests/bench/bench_record_data.sh"
+bench_data "$T/flat.data" "$MIN"
+bench_data "$T/g.data" "$MIN" -g
+J=comm,pid,tid,time,period,event,ip
+for d in flat g; do
+	D=$T/$d.data
+	echo "== $d.data: $("$BP" "$D" | cut -d' ' -f1) samples"
+	for w in "" "-F tid,time,ip"; do perf script -i "$D" $w >/dev/null 2>&1; done # page cache
+	/usr/bin/python3 "$SRC/tests/bench/cputime.py" "$R" \
+		"perf_tti=perf script -i $D -F tid,time,ip" \
+		"pm_tti=$PROF script -i $D -F tid,time,ip" \
+		"perf_default=perf script -i $D" \
+		"pm_default=$PROF script -i $D" \
+		"perf_jsonfields=perf script -i $D -F $J" \
+		"pm_json=$PROF script -i $D --json" \
+		"parse_sorted=$BP $D" \
+		"parse_file_order=$BP $D raw" \
+		"cat=cat $D" >"$T/$d.times"
+	awk -v R="$R" '{ c[$1] = $2; m[$1] = $3; r[$1] = $5; n[NR] = $1 }
+	END {
+		printf "  %-18s %9s %9s %10s\n", "leg", "cpu best", "median", "peak RSS";
+		for (i = 1; i <= NR; i++)
+			printf "  %-18s %8.4fs %8.4fs %8d KB\n", n[i], c[n[i]], m[n[i]], r[n[i]];
+		printf "  script -F tid,time,ip:          %5.1fx perf script (goal >= 10x; medians %.1fx)\n",
+		       c["perf_tti"] / c["pm_tti"], m["perf_tti"] / m["pm_tti"];
+		printf "  script, default fields:         %5.1fx perf script (goal >= 10x; medians %.1fx)\n",
+		       c["perf_default"] / c["pm_default"], m["perf_default"] / m["pm_default"];
+		printf "  script --json:                  %5.1fx perf script -F the same fields (goal >= 10x; medians %.1fx)\n",
+		       c["perf_jsonfields"] / c["pm_json"], m["perf_jsonfields"] / m["pm_json"];
+		printf "  C API parse, time-sorted:       %5.1fx perf script -F tid,time,ip (goal >= 30x; medians %.1fx)\n",
+		       c["perf_tti"] / c["parse_sorted"], m["perf_tti"] / m["parse_sorted"];
+		printf "  C API parse, file order:        %5.2fx the time of cat (goal <= 2x; medians %.2fx)\n",
+		       c["parse_file_order"] / c["cat"], m["parse_file_order"] / m["cat"] }' "$T/$d.times"
+done

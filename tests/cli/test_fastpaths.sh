@@ -2,8 +2,12 @@
 # The fast paths give what the general paths give (issue 18), on the bundled
 # recordings, on every input of the fuzz corpus of the file reader, and on
 # real perf recordings made here (task-clock with and without -g):
-#  - report: row keys hashed by the names' addresses (a memo) against the
-#    bytes hashed per sample (PROFILEME_REPORT_NO_MEMO=1), every sort key;
+#  - report: row keys hashed by the names' addresses (a memo) and symbol
+#    lookups remembered by (pid, address) until the symbolizer learns
+#    something, against the bytes hashed per sample and every lookup asked
+#    (PROFILEME_REPORT_NO_MEMO=1 PROFILEME_SYM_NO_MEMO=1), every sort key;
+#  - script: the same lookup memo against none (PROFILEME_SYM_NO_MEMO=1),
+#    for perf's default fields, -F with symbols, and --json with symbols;
 #  - the C API's time-sorted rows (pm_file_read_samples, core fields kept at
 #    push time) against pm_file_next + pm_file_sample, and file order against
 #    file order (bench_parse rows / next / raw vs rawnext, every field summed).
@@ -27,6 +31,9 @@ if command -v perf >/dev/null && [ -x "$B/bin/workload" ] &&
    perf record -q -e task-clock -c 20000 -o "$TMP/perf-flat.data" -- "$B/bin/workload" 300 >/dev/null 2>&1 &&
    perf record -q -g -e task-clock -c 20000 -o "$TMP/perf-g.data" -- "$B/bin/workload" 300 >/dev/null 2>&1; then
 	:
+	# one address resolved before and after its map (a stale answer would show)
+	/usr/bin/python3 "$SRC/tests/cli/stale_sample.py" "$TMP/perf-flat.data" "$TMP/perf-stale.data" ||
+		echo "note: no stale-lookup file made from the recording"
 else
 	echo "note: no perf recording made here (perf missing or not permitted); corpus and bundled files only"
 fi
@@ -36,7 +43,7 @@ for d in "$TMP"/*.data; do
 		for j in "" --json; do
 			"$PM" report -q -i "$d" --sort $sort $j >"$TMP/fast" 2>"$TMP/fast.err"
 			a=$?
-			PROFILEME_REPORT_NO_MEMO=1 "$PM" report -q -i "$d" --sort $sort $j >"$TMP/slow" 2>"$TMP/slow.err"
+			PROFILEME_REPORT_NO_MEMO=1 PROFILEME_SYM_NO_MEMO=1 "$PM" report -q -i "$d" --sort $sort $j >"$TMP/slow" 2>"$TMP/slow.err"
 			b=$?
 			n=$((n + 1))
 			[ $a = $b ] || fail "$(basename "$d") --sort $sort $j: exit $a, general path $b"
@@ -46,6 +53,21 @@ for d in "$TMP"/*.data; do
 	done
 done
 echo "report: $n runs compared"
+
+n=0
+for d in "$TMP"/*.data; do
+	for F in "" "-F tid,ip,sym,symoff,dso" "--json -F tid,ip,sym,dso"; do
+		"$PM" script -i "$d" $F >"$TMP/fast" 2>"$TMP/fast.err"
+		a=$?
+		PROFILEME_SYM_NO_MEMO=1 "$PM" script -i "$d" $F >"$TMP/slow" 2>"$TMP/slow.err"
+		b=$?
+		n=$((n + 1))
+		[ $a = $b ] || fail "$(basename "$d") script $F: exit $a, general path $b"
+		cmp -s "$TMP/fast" "$TMP/slow" || fail "$(basename "$d") script $F: output differs"
+		cmp -s "$TMP/fast.err" "$TMP/slow.err" || fail "$(basename "$d") script $F: stderr differs"
+	done
+done
+echo "script: $n runs compared"
 
 BP=$B/tests/bench/bench_parse
 if [ -x "$BP" ]; then

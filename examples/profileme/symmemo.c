@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* pm_sym_lookup() answers remembered until the symbolizer changes (symmemo.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "symmemo.h"
+
+#define CLI_SYMMEMO_N 2048u
+
+struct cli_symmemo_ent {
+	uint64_t epoch, addr;
+	int32_t pid;
+	uint32_t how;
+	int rc;
+	struct pm_sym_result r;
+};
+
+int cli_symmemo_init(struct cli_symmemo *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->epoch = 1;
+	m->off = getenv("PROFILEME_SYM_NO_MEMO") != NULL;
+	if (!m->off) {
+		m->e = calloc(CLI_SYMMEMO_N, sizeof(*m->e));
+		if (!m->e) {
+			m->off = true;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void cli_symmemo_free(struct cli_symmemo *m)
+{
+	free(m->e);
+	memset(m, 0, sizeof(*m));
+}
+
+int cli_sym_lookup(struct cli_symmemo *m, pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
+		   struct pm_sym_result *res)
+{
+	struct cli_symmemo_ent *e;
+	uint64_t h;
+
+	if (m->off || !m->e) {
+		res->sz = sizeof(*res);
+		return pm_sym_lookup(s, pid, addr, how, res);
+	}
+	h = (addr ^ ((uint64_t)(uint32_t)pid << 32 | how)) * 0x9E3779B97F4A7C15ull;
+	e = &m->e[(h >> 40) & (CLI_SYMMEMO_N - 1)];
+	if (e->epoch != m->epoch || e->addr != addr || e->pid != pid || e->how != how) {
+		e->r.sz = sizeof(e->r);
+		e->rc = pm_sym_lookup(s, pid, addr, how, &e->r);
+		e->epoch = m->epoch;
+		e->addr = addr;
+		e->pid = pid;
+		e->how = how;
+	}
+	*res = e->r;
+	return e->rc;
+}
