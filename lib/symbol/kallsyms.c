@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,59 +14,6 @@
 /* Lines read "ADDRESS TYPE NAME" with an optional "\t[MODULE]".  Text
  * symbols (t, T, w, W) are kept; a module's symbols get "[MODULE]" as their
  * dso, the core kernel's "[kernel.kallsyms]". */
-/* The whole file in memory, NUL-terminated: /proc/kallsyms reports no size
- * and is read in large blocks (the kernel formats it as it is read; small
- * reads only add system calls).  NULL with errno set on failure. */
-static char *read_all(const char *path, size_t *len)
-{
-	size_t cap = 8u << 20, n = 0;
-	char *buf = malloc(cap), *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || !buf) {
-		int e = fd < 0 ? errno : ENOMEM;
-
-		if (fd >= 0)
-			close(fd);
-		free(buf);
-		errno = e;
-		return NULL;
-	}
-	for (;;) {
-		ssize_t k;
-
-		if (cap - n < (1u << 20)) {
-			p = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-			if (!p) {
-				free(buf);
-				close(fd);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = p;
-			cap *= 2;
-		}
-		k = read(fd, buf + n, cap - n - 1);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			int e = errno;
-
-			free(buf);
-			close(fd);
-			errno = e;
-			return NULL;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 /* A hexadecimal number at @p p (at most 16 digits); its end in *end (== p: none). */
 static uint64_t parse_hex(const char *p, const char **end)
 {
@@ -106,100 +54,168 @@ static void kdiag(struct pm__kload *L, int code, int err, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* What kallsyms_read() has gathered so far. */
+struct kparse {
+	struct pm__symtab *t;
+	struct pm__rawvec rv;
+	size_t ntext, nzero, lineno;
+	uint32_t kmod, lastmod;
+	char lastmodname[128];
+};
+
+/* One line (NUL-terminated in place, without its newline); 0 or -ENOMEM. */
+static int kallsyms_line(struct kparse *k, char *line)
+{
+	struct pm__rawsym r = {0};
+	char *name, *mod;
+	const char *end;
+	uint64_t addr;
+	char type;
+	int rc;
+
+	k->lineno++;
+	addr = parse_hex(line, &end);
+	if (!end || end == line || *end != ' ' || !end[1] || end[2] != ' ')
+		return 0; /* not a symbol line: ignore, kallsyms has no other kind */
+	type = end[1];
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return 0;
+	name = (char *)end + 3;
+	mod = strchr(name, '\t');
+	if (mod)
+		*mod++ = '\0';
+	if (!*name)
+		return 0;
+	k->ntext++;
+	if (addr == 0) {
+		k->nzero++;
+		return 0;
+	}
+	r.start = addr;
+	r.limit = UINT64_MAX;
+	r.prio = (type == 'T') ? 2 : (type == 'W' || type == 'w') ? 1 : 0;
+	r.mod = k->kmod;
+	if (mod && *mod == '[') {
+		size_t n = strcspn(mod, "]");
+
+		if (mod[n] == ']' && n + 1 < sizeof(k->lastmodname)) {
+			if (strncmp(k->lastmodname, mod, n + 1) != 0 || k->lastmodname[n + 1]) {
+				memcpy(k->lastmodname, mod, n + 1);
+				k->lastmodname[n + 1] = '\0';
+				if (pm__symtab_addstr(k->t, mod, n + 1, &k->lastmod) != 0)
+					return -ENOMEM;
+			}
+			r.mod = k->lastmod;
+		}
+	}
+	rc = pm__symtab_addstr(k->t, name, strlen(name), &r.name);
+	if (rc == 0)
+		rc = pm__rawvec_push(&k->rv, &r, name);
+	return rc ? -ENOMEM : 0;
+}
+
+/* The lines of the file, read in blocks of KBLOCK (more for a longer line):
+ * /proc/kallsyms reports no size and is formatted by the kernel as it is
+ * read, in large reads; a block keeps the peak memory at the symbol table
+ * (the file was read whole before: 5 MB more at the peak).  0, -errno of
+ * open/read, or -ENOMEM. */
+#define KBLOCK (256u << 10)
+static int kallsyms_lines(const char *path, struct kparse *k)
+{
+	size_t cap = KBLOCK, have = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	bool eof = false;
+
+	if (fd < 0 || !buf) {
+		rc = fd < 0 ? -errno : -ENOMEM;
+		goto out;
+	}
+	while (!eof || have) {
+		char *line = buf, *lim;
+
+		if (!eof) {
+			ssize_t n = read(fd, buf + have, cap - have - 1);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				rc = -errno;
+				goto out;
+			}
+			if (n == 0)
+				eof = true;
+			have += (size_t)n;
+		}
+		lim = buf + have;
+		for (char *nl; (nl = memchr(line, '\n', (size_t)(lim - line))) != NULL; line = nl + 1) {
+			*nl = '\0';
+			if ((rc = kallsyms_line(k, line)) != 0)
+				goto out;
+		}
+		if (eof && line < lim) { /* the last line, without newline */
+			*lim = '\0';
+			if ((rc = kallsyms_line(k, line)) != 0)
+				goto out;
+			line = lim;
+		}
+		have = (size_t)(lim - line);
+		memmove(buf, line, have);
+		if (have == cap - 1) { /* a line longer than the block */
+			char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+
+			if (!nb) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return rc;
+}
+
 /* Read and parse @p path into @p L; touches no symbolizer, so that it can
  * run on a thread of its own (pm__kallsyms_start()). */
 static void kallsyms_read(const char *path, struct pm__kload *L)
 {
 	struct pm__symtab *t = &L->tab;
-	struct pm__rawvec rv = {0};
-	char *data, *line, *next;
-	size_t size = 0, ntext = 0, nzero = 0, lineno = 0;
-	uint32_t kmod, lastmod;
-	char lastmodname[128] = "";
-	int rc = 0;
+	struct kparse k;
+	int rc;
 
 	memset(L, 0, sizeof(*L));
+	memset(&k, 0, sizeof(k));
 	L->state = PM_SYM_KERNEL_UNREADABLE;
-	data = read_all(path, &size);
-	if (!data) {
-		int e = errno;
-
-		kdiag(L, PM_SYM_DIAG_NO_KALLSYMS, -e,
-			     "cannot read kernel symbols: %s", strerror(e));
+	k.t = t;
+	pm__symtab_free(t);
+	if (pm__symtab_addstr(t, "[kernel.kallsyms]", 17, &k.kmod) != 0)
+		goto oom;
+	k.lastmod = k.kmod;
+	rc = kallsyms_lines(path, &k);
+	if (rc == -ENOMEM)
+		goto oom;
+	if (rc) {
+		free(k.rv.v);
+		pm__symtab_free(t);
+		kdiag(L, PM_SYM_DIAG_NO_KALLSYMS, rc, "cannot read kernel symbols: %s", strerror(-rc));
 		return;
 	}
-	pm__symtab_free(t);
-	if (pm__symtab_addstr(t, "[kernel.kallsyms]", 17, &kmod) != 0)
-		goto oom;
-	lastmod = kmod;
-	for (line = data; line < data + size; line = next) {
-		struct pm__rawsym r = {0};
-		char *nl = memchr(line, '\n', (size_t)(data + size - line)), *name, *mod;
-		const char *end;
-		uint64_t addr;
-		char type;
-
-		if (nl) {
-			*nl = '\0';
-			next = nl + 1;
-		} else {
-			next = data + size;
-		}
-		lineno++;
-		addr = parse_hex(line, &end);
-		if (!end || end == line || *end != ' ' || !end[1] || end[2] != ' ')
-			continue; /* not a symbol line: ignore, kallsyms has no other kind */
-		type = end[1];
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		name = (char *)end + 3;
-		mod = strchr(name, '\t');
-		if (mod)
-			*mod++ = '\0';
-		if (!*name)
-			continue;
-		ntext++;
-		if (addr == 0) {
-			nzero++;
-			continue;
-		}
-		r.start = addr;
-		r.limit = UINT64_MAX;
-		r.prio = (type == 'T') ? 2 : (type == 'W' || type == 'w') ? 1 : 0;
-		r.mod = kmod;
-		if (mod && *mod == '[') {
-			size_t n = strcspn(mod, "]");
-
-			if (mod[n] == ']' && n + 1 < sizeof(lastmodname)) {
-				if (strncmp(lastmodname, mod, n + 1) != 0 || lastmodname[n + 1]) {
-					memcpy(lastmodname, mod, n + 1);
-					lastmodname[n + 1] = '\0';
-					if (pm__symtab_addstr(t, mod, n + 1, &lastmod) != 0)
-						goto oom;
-				}
-				r.mod = lastmod;
-			}
-		}
-		rc = pm__symtab_addstr(t, name, strlen(name), &r.name);
-		if (rc == 0)
-			rc = pm__rawvec_push(&rv, &r, name);
-		if (rc)
-			goto oom;
-	}
-	free(data);
-	data = NULL;
-	if (ntext && nzero == ntext) {
+	if (k.ntext && k.nzero == k.ntext) {
 		L->state = PM_SYM_KERNEL_RESTRICTED;
 		kdiag(L, PM_SYM_DIAG_KPTR_RESTRICT, -EPERM,
 			     "all %zu kernel text addresses read as zero (kernel.kptr_restrict "
 			     "hides them; run as root or set kernel.kptr_restrict=0)",
-			     ntext);
-		free(rv.v);
+			     k.ntext);
+		free(k.rv.v);
 		pm__symtab_free(t);
 		return;
 	}
 	/* The last symbol of all gets one page. */
-	rc = pm__symtab_build(t, &rv, 4096);
+	rc = pm__symtab_build(t, &k.rv, 4096);
 	if (rc)
 		goto oom;
 	/* kallsyms has no sizes: a symbol runs to the next one, but not across
@@ -210,15 +226,14 @@ static void kallsyms_read(const char *path, struct pm__kload *L)
 			t->v[i].size = 4096;
 	if (!t->n) {
 		kdiag(L, PM_SYM_DIAG_NO_KALLSYMS, -PM_ERR_FORMAT,
-			     "no kernel text symbols in %zu lines", lineno);
+			     "no kernel text symbols in %zu lines", k.lineno);
 		pm__symtab_free(t);
 		return;
 	}
 	L->state = PM_SYM_KERNEL_OK;
 	return;
 oom:
-	free(data);
-	free(rv.v);
+	free(k.rv.v);
 	pm__symtab_free(t);
 	kdiag(L, PM_SYM_DIAG_NO_KALLSYMS, -ENOMEM, "out of memory");
 }

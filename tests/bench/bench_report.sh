@@ -7,6 +7,8 @@
 # Each leg runs PM_BENCH_REPEAT times (default 5), the legs interleaved; the
 # fastest CPU time (user + system) counts (tests/bench/cputime.py), peak RSS
 # is the largest seen.  Goal (issue 18): >= 8x, peak RSS no larger than before.
+# PM_BENCH_OLD=PROFILEME adds an older build's report as one more leg (before
+# and after in one run).
 set -eu
 B=$(cd "${1:-build}" && pwd)
 MIN=${2:-50}
@@ -28,8 +30,9 @@ for d in flat g; do
 	"$PM" report -q -i "$D" --sort $S >/dev/null
 	/usr/bin/python3 "$SRC/tests/bench/cputime.py" "$R" \
 		"perf_report=perf report -i $D --stdio --no-children --sort $S" \
-		"profileme_report=$PM report -q -i $D --sort $S" >"$T/$d.times"
-	echo "== $d.data ($(grep -c . "$T/$d.times") legs, best of $R)"
+		"profileme_report=$PM report -q -i $D --sort $S" \
+		${PM_BENCH_OLD:+"old_report=$PM_BENCH_OLD report -q -i $D --sort $S"} >"$T/$d.times"
+	echo "== $d.data (best of $R interleaved runs)"
 	awk -v S=$S '{ cpu[$1] = $2; med[$1] = $3; rss[$1] = $5 }
 	END {
 		printf "  %-48s %9s %9s %10s\n", "", "cpu best", "median", "peak RSS";
@@ -39,5 +42,8 @@ for d in flat g; do
 		       cpu["profileme_report"], med["profileme_report"], rss["profileme_report"];
 		printf "  report: %.1fx perf report (goal >= 8x; medians %.1fx)   peak RSS %d KB\n",
 		       cpu["perf_report"] / cpu["profileme_report"],
-		       med["perf_report"] / med["profileme_report"], rss["profileme_report"] }' "$T/$d.times"
+		       med["perf_report"] / med["profileme_report"], rss["profileme_report"];
+		if ("old_report" in cpu)
+			printf "  before (PM_BENCH_OLD): %.3fs, %.1fx perf report, peak RSS %d KB\n",
+			       cpu["old_report"], cpu["perf_report"] / cpu["old_report"], rss["old_report"] }' "$T/$d.times"
 done

@@ -15,6 +15,8 @@
 #   cat FILE (to /dev/null): reading the file
 # Goals (issue 18): script >= 10x perf script for each field set; time-sorted
 # parse >= 30x perf script -F tid,time,ip; file-order parse within 2x of cat.
+# PM_BENCH_OLD=PROFILEME adds an older build's script legs (before and after
+# in one run).
 set -eu
 B=$(cd "${1:?usage: bench_script.sh BUILDDIR [MIN_MB] [PROFILEME]}" && pwd)
 MIN=${2:-50}
@@ -45,7 +47,10 @@ for d in flat g; do
 		"pm_json=$PROF script -i $D --json" \
 		"parse_sorted=$BP $D" \
 		"parse_file_order=$BP $D raw" \
-		"cat=cat $D" >"$T/$d.times"
+		"cat=cat $D" \
+		${PM_BENCH_OLD:+"old_tti=$PM_BENCH_OLD script -i $D -F tid,time,ip"} \
+		${PM_BENCH_OLD:+"old_default=$PM_BENCH_OLD script -i $D"} \
+		${PM_BENCH_OLD:+"old_json=$PM_BENCH_OLD script -i $D --json"} >"$T/$d.times"
 	awk -v R="$R" '{ c[$1] = $2; m[$1] = $3; r[$1] = $5; n[NR] = $1 }
 	END {
 		printf "  %-18s %9s %9s %10s\n", "leg", "cpu best", "median", "peak RSS";
@@ -60,5 +65,9 @@ for d in flat g; do
 		printf "  C API parse, time-sorted:       %5.1fx perf script -F tid,time,ip (goal >= 30x; medians %.1fx)\n",
 		       c["perf_tti"] / c["parse_sorted"], m["perf_tti"] / m["parse_sorted"];
 		printf "  C API parse, file order:        %5.2fx the time of cat (goal <= 2x; medians %.2fx)\n",
-		       c["parse_file_order"] / c["cat"], m["parse_file_order"] / m["cat"] }' "$T/$d.times"
+		       c["parse_file_order"] / c["cat"], m["parse_file_order"] / m["cat"];
+		if ("old_tti" in c)
+			printf "  before (PM_BENCH_OLD): -F tid,time,ip %.1fx, default %.1fx, --json %.1fx\n",
+			       c["perf_tti"] / c["old_tti"], c["perf_default"] / c["old_default"],
+			       c["perf_jsonfields"] / c["old_json"] }' "$T/$d.times"
 done
