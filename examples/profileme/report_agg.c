@@ -101,6 +101,15 @@ static bool rep_key_eq(unsigned k, const struct rep_entry *e, const struct rep_s
 	return true;
 }
 
+/* The keys of e are those of s, names compared by address. */
+static bool rep_key_same(unsigned k, const struct rep_entry *e, const struct rep_sample *s)
+{
+	return e->event_idx == s->event_idx &&
+	       (!(k & (REP_K_SYM | REP_K_PC | REP_K_DSO)) || e->dso == s->dso) &&
+	       (!(k & REP_K_SYM) || e->sym == s->sym) && (!(k & REP_K_PC) || e->pc == s->dso_addr) &&
+	       (!(k & REP_K_COMM) || e->comm == s->comm) && (!(k & REP_K_PID) || e->pid == s->pid);
+}
+
 int rep_agg_init(struct rep_agg *a, unsigned keys, size_t nr_events)
 {
 	memset(a, 0, sizeof(*a));
@@ -295,11 +304,16 @@ int rep_agg_add(struct rep_agg *a, const struct rep_sample *s_in)
 		s = &moved;
 	}
 
-	for (j = rep_key_hash(a, s) & (a->tab_cap - 1); a->tab[j]; j = (j + 1) & (a->tab_cap - 1))
-		if (rep_key_eq(a->keys, &a->e[a->tab[j] - 1], s)) {
-			e = &a->e[a->tab[j] - 1];
-			break;
-		}
+	/* Samples come in runs of one row: the row of the last sample when
+	 * every key is the same (the same names at the same addresses). */
+	if (a->last && !a->no_memo && rep_key_same(a->keys, &a->e[a->last - 1], s))
+		e = &a->e[a->last - 1];
+	else
+		for (j = rep_key_hash(a, s) & (a->tab_cap - 1); a->tab[j]; j = (j + 1) & (a->tab_cap - 1))
+			if (rep_key_eq(a->keys, &a->e[a->tab[j] - 1], s)) {
+				e = &a->e[a->tab[j] - 1];
+				break;
+			}
 	if (!e) {
 		if (a->n == a->cap) {
 			size_t nc = a->cap ? a->cap * 2 : 256;
@@ -327,6 +341,7 @@ int rep_agg_add(struct rep_agg *a, const struct rep_sample *s_in)
 		}
 		e = &a->e[a->n - 1];
 	}
+	a->last = (size_t)(e - a->e) + 1;
 	e->samples++;
 	e->period += s->period;
 	a->ev_samples[ev]++;
@@ -428,6 +443,7 @@ void rep_agg_sort(struct rep_agg *a)
 	if (a->n)
 		qsort(a->e, a->n, sizeof(*a->e), rep_cmp);
 	/* The hash table indexes are stale now. */
+	a->last = 0;
 	free(a->tab);
 	a->tab = NULL;
 	a->tab_cap = 0;

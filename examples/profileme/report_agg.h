@@ -78,6 +78,7 @@ struct rep_agg {
 	struct rep_strmemo *memo;    /* open addressing by address */
 	size_t memo_n, memo_cap;
 	bool no_memo;                /* PROFILEME_REPORT_NO_MEMO: hash the bytes every time */
+	size_t last;                 /* entry of the last sample + 1 (0: none) */
 };
 
 int rep_agg_init(struct rep_agg *a, unsigned keys, size_t nr_events);

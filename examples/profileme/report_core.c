@@ -544,6 +544,19 @@ static char rep_level(int cpumode)
 	}
 }
 
+/* The first n bytes of p zeroed in fixed 32-byte pieces: vector stores,
+ * where one memset of this size became `rep stos` (slow to start, and a
+ * fifth of the loop's time). */
+static inline void rep_zero(void *p, size_t n)
+{
+	char *b = p;
+	size_t i;
+
+	for (i = 0; i + 32 <= n; i += 32)
+		memset(b + i, 0, 32);
+	memset(b + i, 0, n - i);
+}
+
 int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 {
 	struct pm_file_record rec = { .sz = sizeof(rec) };
@@ -576,7 +589,7 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 		/* The ProfileMe and IBS parts are zeroed only after a sample that
 		 * wrote them (most samples have neither): a few hundred bytes less
 		 * to clear per sample. */
-		memset(&s, 0, offsetof(struct rep_sample, pm));
+		rep_zero(&s, offsetof(struct rep_sample, pm));
 		if (tail_dirty) {
 			memset(&s.pm, 0, sizeof(s) - offsetof(struct rep_sample, pm));
 			tail_dirty = false;

@@ -13,8 +13,11 @@ bench_data() {
 		sz=$(stat -c %s "$out")
 		[ "$sz" -ge $((min * 1048576)) ] && break
 		# the workload runs for wall-clock milliseconds: on a busy machine it
-		# gets less CPU, so grow by what is missing, and a fifth more
-		ms=$((ms * (min * 1048576 / (sz / 1024 + 1) / 1024 + 1) * 6 / 5))
+		# gets less CPU, so grow by what is missing and a fifth more, at
+		# most 4 times per step
+		f=$((min * 1048576 * 6 / 5 / (sz + 1) + 1))
+		[ $f -gt 4 ] && f=4
+		ms=$((ms * f))
 		[ $ms -gt 600000 ] && { echo "cannot reach $min MB (got $sz bytes)"; return 1; }
 	done
 	rm -f "$out.old"
