@@ -212,7 +212,6 @@ static int pmc_get_buffer(PyObject *o, Py_buffer *view, int writable, const char
 
 /* "name_get": SWIG's getter of a struct member (no status check there). */
 #define PMC_ENDS(sym, suf) (sizeof(sym) >= sizeof(suf) && !strcmp((sym) + sizeof(sym) - sizeof(suf), suf))
-#define PMC_GETTER(sym) PMC_ENDS(sym, "_get")
 /* where a NULL handle is fine: a destructor (twice is a no-op), the JSON
  * calls (no file: a live sample; no parsed record) */
 #define PMC_OPTIONAL(sym) (PMC_ENDS(sym, "_free") || PMC_ENDS(sym, "_close") || !strncmp(sym, "pm_json_", 8) || \
@@ -222,29 +221,31 @@ static int pmc_get_buffer(PyObject *o, Py_buffer *view, int writable, const char
 /* ------------------------------------------------------------------ */
 /* Return values: a negative int/long/int64_t is an error               */
 /* ------------------------------------------------------------------ */
-/* The status is checked, then dropped when the function has outputs (they
- * are the return value), else returned as a Python int.  Struct member
- * getters of these types are plain values. */
-%define %pm_status(TYPE, CONV)
-%typemap(out) TYPE {
-	if (PMC_GETTER("$symname")) {
-		$result = CONV($1);
-	} else {
-		if ($1 < 0) {
-			pmc_error((int)$1, "$symname");
-			SWIG_fail;
-		}
-		$result = NULL;
-	}
-}
+/* The status of every API function returning int, long or int64_t
+ * (%pm_checked, listed by gen_capi.py from the headers) is checked, then
+ * dropped when the function has outputs (they are the return value), else
+ * returned as a Python int.  Other values of these types (struct members)
+ * are plain numbers. */
+%define %pm_plain(TYPE, CONV)
+%typemap(out) TYPE "$result = CONV($1);";
 %typemap(ret) TYPE {
 	if (!$result && !PyErr_Occurred())
 		$result = CONV($1);
 }
 %enddef
-%pm_status(int, PyLong_FromLong)
-%pm_status(long, PyLong_FromLong)
-%pm_status(int64_t, PyLong_FromLongLong)
+%pm_plain(int, PyLong_FromLong)
+%pm_plain(long, PyLong_FromLong)
+%pm_plain(int64_t, PyLong_FromLongLong)
+
+%define %pm_checked(TYPE, CONV, FN)
+%typemap(out) TYPE FN {
+	if ($1 < 0) {
+		pmc_error((int)$1, "$symname");
+		SWIG_fail;
+	}
+	$result = NULL;
+}
+%enddef
 
 /* Functions whose negative return is a value, not an error. */
 %define %pm_value(TYPE, CONV, FN)

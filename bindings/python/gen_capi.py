@@ -113,6 +113,9 @@ def main(out, headers):
         lines.append("%%pm_value(%s, %s, %s)" % (rets[n], CONV[rets[n]], n))
     for n in sorted(KEEP - VALUE):
         lines.append("%%pm_keep(%s, %s, %s)" % (rets[n], CONV[rets[n]], n))
+    for n in sorted(rets):
+        if rets[n] in CONV and n not in KEEP | VALUE:
+            lines.append("%%pm_checked(%s, %s, %s)" % (rets[n], CONV[rets[n]], n))
     for h in sorted(set(opaque)):
         d = destructor(h, funcs)
         lines.append("%%pm_handle(%s, %s)" % (h, d) if d else "%%pm_borrowed(%s)" % h)

@@ -6,10 +6,12 @@ headers (structs, Doxygen text), the fixture sysfs trees (directory
 listings), the generator's sidecar of the bundled synthetic recording
 (examples/data/profileme-synthetic.expected.json) and the inputs given.
 """
+import errno
 import gc
 import json
 import os
 import re
+import sys
 
 import pytest
 
@@ -276,12 +278,42 @@ def test_paths_bytes_and_buffers():
 
 
 def test_log_callback():
+    """A symbolizer's diagnostic (a mapped file that does not exist) reaches the Python logger."""
     seen = []
+    missing = os.path.join(SRC, "no-such-binary")
     assert capi.pm_set_log(lambda level, msg: seen.append((level, msg)), capi.PM_LOG_DEBUG) is None
-    prev = capi.pm_set_log(None, 0)
+    try:
+        s = capi.pm_sym_new(None)
+        capi.pm_sym_add_map(s, 42, 0x400000, 0x1000, 0, missing)
+        res = capi.pm_sym_lookup(s, 42, 0x400010, capi.PM_SYM_LOOKUP_USER)
+        assert res.name == "[unknown]"
+        assert capi.pm_sym_diag_count(s) >= 1
+        diag = capi.pm_sym_diag_get(s, 0)
+        assert diag.file == missing
+        with pytest.raises(profileme.Error) as ei:     # an API function named *_get is checked too
+            capi.pm_sym_diag_get(s, 99)
+        assert ei.value.errno == errno.ERANGE
+    finally:
+        prev = capi.pm_set_log(None, 0)
     assert callable(prev)
+    assert any(level == capi.PM_LOG_WARN and missing in msg for level, msg in seen), seen
     with pytest.raises(TypeError):
         capi.pm_set_log(42, 0)
+
+    def bad_logger(level, msg):
+        raise RuntimeError("logger")
+
+    unraisable = []
+    hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
+    capi.pm_set_log(bad_logger, capi.PM_LOG_DEBUG)    # reported as unraisable, never lost silently
+    try:
+        s = capi.pm_sym_new(None)
+        capi.pm_sym_add_map(s, 1, 0x400000, 0x1000, 0, missing)
+        capi.pm_sym_lookup(s, 1, 0x400010, capi.PM_SYM_LOOKUP_USER)
+    finally:
+        capi.pm_set_log(None, 0)
+        sys.unraisablehook = hook
+    assert unraisable and isinstance(unraisable[0].exc_value, RuntimeError)
 
 
 def test_stacks_callback():
