@@ -31,7 +31,8 @@ for d in flat g; do
 	/usr/bin/python3 "$SRC/tests/bench/cputime.py" "$R" \
 		"perf_report=perf report -i $D --stdio --no-children --sort $S" \
 		"profileme_report=$PM report -q -i $D --sort $S" \
-		${PM_BENCH_OLD:+"old_report=$PM_BENCH_OLD report -q -i $D --sort $S"} >"$T/$d.times"
+		${PM_BENCH_OLD:+"old_report=$PM_BENCH_OLD report -q -i $D --sort $S"} >"$T/$d.times" 2>"$T/$d.err"
+	sort -u "$T/$d.err" | grep -v '^$' | sed 's/^/  (stderr) /' || true
 	echo "== $d.data (best of $R interleaved runs)"
 	awk -v S=$S '{ cpu[$1] = $2; med[$1] = $3; rss[$1] = $5 }
 	END {

@@ -50,7 +50,9 @@ for d in flat g; do
 		"cat=cat $D" \
 		${PM_BENCH_OLD:+"old_tti=$PM_BENCH_OLD script -i $D -F tid,time,ip"} \
 		${PM_BENCH_OLD:+"old_default=$PM_BENCH_OLD script -i $D"} \
-		${PM_BENCH_OLD:+"old_json=$PM_BENCH_OLD script -i $D --json"} >"$T/$d.times"
+		${PM_BENCH_OLD:+"old_json=$PM_BENCH_OLD script -i $D --json"} >"$T/$d.times" 2>"$T/$d.err"
+	# perf's "lost N chunks" warnings (the machine was busy while recording) once
+	sort -u "$T/$d.err" | grep -v '^$' | sed 's/^/  (stderr) /' || true
 	awk -v R="$R" '{ c[$1] = $2; m[$1] = $3; r[$1] = $5; n[NR] = $1 }
 	END {
 		printf "  %-18s %9s %9s %10s\n", "leg", "cpu best", "median", "peak RSS";
