@@ -15,22 +15,7 @@ static PyObject *pmpy_from_code;
 
 int pmpy_init(PyObject *module)
 {
-	/* the library codes as constants: ERR_FORMAT == 4001, ... */
-	if (PyModule_AddIntConstant(module, "ERR_FORMAT", PM_ERR_FORMAT) ||
-	    PyModule_AddIntConstant(module, "ERR_TRUNCATED", PM_ERR_TRUNCATED) ||
-	    PyModule_AddIntConstant(module, "ERR_VERSION", PM_ERR_VERSION) ||
-	    PyModule_AddIntConstant(module, "ERR_SYNTAX", PM_ERR_SYNTAX) ||
-	    PyModule_AddIntConstant(module, "ERR_NO_PMU", PM_ERR_NO_PMU) ||
-	    PyModule_AddIntConstant(module, "ERR_UNKNOWN_TERM", PM_ERR_UNKNOWN_TERM) ||
-	    PyModule_AddIntConstant(module, "ERR_RANGE", PM_ERR_RANGE) ||
-	    PyModule_AddIntConstant(module, "ERR_PROFILEME", PM_ERR_PROFILEME) ||
-	    PyModule_AddIntConstant(module, "ERR_UNSUPPORTED", PM_ERR_UNSUPPORTED) ||
-	    PyModule_AddIntConstant(module, "ERR_NO_DECODER", PM_ERR_NO_DECODER) ||
-	    PyModule_AddIntConstant(module, "ERR_STRUCT_SIZE", PM_ERR_STRUCT_SIZE) ||
-	    PyModule_AddIntConstant(module, "ERR_NOT_PROFILEME", PM_ERR_NOT_PROFILEME) ||
-	    PyModule_AddIntConstant(module, "ERR_CORRUPT", PM_ERR_CORRUPT) ||
-	    PyModule_AddIntConstant(module, "COLUMNS_NBASE", PM_COLUMNS_NBASE))
-		return -1;
+	(void)module;
 	return 0;
 }
 
@@ -137,10 +122,6 @@ static PyObject *pmpy_strn(const char *s, size_t n)
 	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strnlen(s, n), "replace");
 }
 
-PyObject *pmpy_version(void)
-{
-	return Py_BuildValue("(sI)", pm_version_string(), pm_version_number());
-}
 
 /* ---------------------------------------------------------------- PMUs */
 
@@ -305,72 +286,11 @@ PyObject *pmpy_encode(const char *event, const char *sysfs)
 
 /* ---------------------------------------------------------------- files */
 
-pm_file *pmpy_file_open(const char *path, int strict)
-{
-	pm_file *f;
-	int err;
 
-	if (!path) {
-		PyErr_SetString(PyExc_TypeError, "path must be a string");
-		return NULL;
-	}
-	Py_BEGIN_ALLOW_THREADS
-	{
-		struct pm_file_opts o = { .sz = sizeof(o), .strict = strict };
 
-		err = pm_file_open(&f, path, &o);
-	}
-	Py_END_ALLOW_THREADS
-	if (err)
-		return pmpy_raise(err, path);
-	return f;
-}
-
-pm_file *pmpy_file_open_fd(int fd, int strict)
-{
-	pm_file *f;
-	int err;
-
-	/* The caller owns @p fd (the Python package opens its own descriptor and
-	 * closes it after pmpy_file_close()): nothing here duplicates it. */
-	if (fd < 0) {
-		PyErr_SetString(PyExc_ValueError, "negative file descriptor");
-		return NULL;
-	}
-	Py_BEGIN_ALLOW_THREADS
-	{
-		struct pm_file_opts o = { .sz = sizeof(o), .strict = strict };
-
-		err = pm_file_open_fd(&f, fd, &o);
-	}
-	Py_END_ALLOW_THREADS
-	if (err)
-		return pmpy_raise(err, "file descriptor");
-	return f;
-}
-
-void pmpy_file_close(pm_file *f)
-{
-	pm_file_close(f);
-}
 
 static int pmpy_check(const void *p, const char *what);
 
-/* None for a clean end, else (code, offset, message) of a pipe stream that
- * ended early (its last record cut, or junk after it): pm_file_end_status(). */
-PyObject *pmpy_file_end_status(pm_file *f)
-{
-	uint64_t off = UINT64_MAX;
-	const char *msg = NULL;
-	int rc;
-
-	if (pmpy_check(f, "file"))
-		return NULL;
-	rc = pm_file_end_status(f, &off, &msg);
-	if (!rc)
-		Py_RETURN_NONE;
-	return Py_BuildValue("(iKN)", -rc, (unsigned long long)off, pmpy_str(msg));
-}
 
 static int pmpy_check(const void *p, const char *what)
 {
@@ -401,148 +321,7 @@ static int pmpy_grow(pmpy_buf *b, size_t more)
 	return 0;
 }
 
-PyObject *pmpy_file_features(pm_file *f)
-{
-	static const struct { unsigned feat; const char *key; } strs[] = {
-		{ PM_FEAT_HOSTNAME, "hostname" }, { PM_FEAT_OSRELEASE, "osrelease" },
-		{ PM_FEAT_VERSION, "version" },	  { PM_FEAT_ARCH, "arch" },
-		{ PM_FEAT_CPUDESC, "cpudesc" },	  { PM_FEAT_CPUID, "cpuid" },
-	};
-	struct pm_file_info info = { .sz = sizeof(info) };
-	PyObject *d, *l;
-	uint32_t a, b;
-	uint64_t u, v;
 
-	if (pmpy_check(f, "file"))
-		return NULL;
-	d = PyDict_New();
-	if (!d)
-		return NULL;
-	if (pm_file_get_info(f, &info) == 0 &&
-	    (pmpy_set(d, "pipe_mode", PyBool_FromLong(info.pipe_mode)) ||
-	     pmpy_set(d, "big_endian", PyBool_FromLong(info.big_endian)) ||
-	     pmpy_set(d, "data_size", PyLong_FromUnsignedLongLong(info.data_size))))
-		goto fail;
-	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		const char *s = pm_file_feature_string(f, strs[i].feat);
-
-		if (s && pmpy_set(d, strs[i].key, pmpy_str(s)))
-			goto fail;
-	}
-	if (pm_file_nrcpus(f, &a, &b) == 0 &&
-	    (pmpy_set(d, "nrcpus_avail", PyLong_FromUnsignedLong(a)) ||
-	     pmpy_set(d, "nrcpus_online", PyLong_FromUnsignedLong(b))))
-		goto fail;
-	if (pm_file_total_mem(f, &u) == 0 && pmpy_set(d, "total_mem", PyLong_FromUnsignedLongLong(u)))
-		goto fail;
-	if (pm_file_sample_time(f, &u, &v) == 0 &&
-	    pmpy_set(d, "sample_time", Py_BuildValue("(KK)", (unsigned long long)u, (unsigned long long)v)))
-		goto fail;
-	{
-		uint32_t clk = 0;
-		uint64_t w = 0;
-
-		/* the reference pair that turns sample times into wall-clock time */
-		if (pm_file_clock_data(f, &clk, &w, &u) == 0 &&
-		    pmpy_set(d, "clock_data", Py_BuildValue("{sIsKsK}", "clockid", (unsigned int)clk, "tod_ns",
-							    (unsigned long long)w, "clockid_ns", (unsigned long long)u)))
-			goto fail;
-	}
-	if (pm_file_has_feature(f, PM_FEAT_CMDLINE) > 0) {
-		const char *s;
-
-		l = PyList_New(0);
-		if (pmpy_set(d, "cmdline", l))
-			goto fail;
-		for (size_t i = 0; (s = pm_file_cmdline(f, i)); i++) {
-			PyObject *o = pmpy_str(s);
-
-			if (!o || PyList_Append(l, o)) {
-				Py_XDECREF(o);
-				goto fail;
-			}
-			Py_DECREF(o);
-		}
-	}
-	{
-		PyObject *m = PyDict_New();
-		uint32_t type;
-		const char *name;
-
-		if (pmpy_set(d, "pmu_mappings", m))
-			goto fail;
-		for (size_t i = 0; pm_file_pmu_mapping(f, i, &type, &name) == 0; i++) {
-			PyObject *k = PyLong_FromUnsignedLong(type), *o = pmpy_str(name);
-
-			if (!k || !o || PyDict_SetItem(m, k, o)) {
-				Py_XDECREF(k);
-				Py_XDECREF(o);
-				goto fail;
-			}
-			Py_DECREF(k);
-			Py_DECREF(o);
-		}
-	}
-	{
-		PyObject *caps = PyDict_New();
-		const char *pmu, *name, *value;
-
-		if (pmpy_set(d, "pmu_caps", caps))
-			goto fail;
-		for (size_t i = 0; pm_file_pmu_cap(f, i, &pmu, &name, &value) == 0; i++) {
-			PyObject *sub = PyDict_GetItemString(caps, pmu);
-
-			if (!sub) {
-				sub = PyDict_New();
-				if (pmpy_set(caps, pmu, sub))
-					goto fail;
-			}
-			if (pmpy_set(sub, name, pmpy_str(value)))
-				goto fail;
-		}
-	}
-	return d;
-fail:
-	Py_DECREF(d);
-	return NULL;
-}
-
-PyObject *pmpy_file_events(pm_file *f)
-{
-	PyObject *l;
-
-	if (pmpy_check(f, "file"))
-		return NULL;
-	l = PyList_New(0);
-	for (size_t i = 0; l && i < pm_file_nr_attrs(f); i++) {
-		const struct pm_attr *a = pm_file_attr(f, i);
-		const char *name = pm_file_event_name(f, i);
-		PyObject *d = PyDict_New();
-		const char *lerr = pm_file_attr_layout_error(f, i);
-		char buf[256];
-
-		/* the library's name (EVENT_DESC / EVENT_UPDATE, else its canonical
-		 * string of the attr, as `profileme script` shows) */
-		if (!name) {
-			if (!a || pm_attr_format(a, NULL, buf, sizeof(buf)) < 0)
-				snprintf(buf, sizeof(buf), "unknown-%zu", i);
-			name = buf;
-		}
-		if (!d || pmpy_set(d, "index", PyLong_FromSize_t(i)) ||
-		    pmpy_set(d, "name", pmpy_str(name)) ||
-		    /* samples this library cannot lay out (unknown sample_type /
-		     * read_format bits): the library says why, once */
-		    pmpy_set(d, "layout_error", lerr ? pmpy_str(lerr) : (Py_INCREF(Py_None), Py_None)) ||
-		    pmpy_set(d, "attr", a ? pmpy_attr_dict(a) : (Py_INCREF(Py_None), Py_None)) ||
-		    PyList_Append(l, d)) {
-			Py_XDECREF(d);
-			Py_CLEAR(l);
-			break;
-		}
-		Py_DECREF(d);
-	}
-	return l;
-}
 
 pm_raw_ctx *pmpy_raw_ctx_from_file(pm_file *f)
 {
@@ -610,11 +389,7 @@ PyObject *pmpy_decode_raw(PyObject *data, const char *decoder)
 	}
 	d = pm_raw_decoder_find(decoder);
 	if (!d) {
-		PyObject *names = pmpy_raw_decoders();
-
-		PyErr_Format(PyExc_ValueError, "no raw decoder named %R (known: %R)",
-			     PyUnicode_FromString(decoder), names);
-		Py_XDECREF(names);
+		PyErr_Format(PyExc_ValueError, "no raw decoder named '%s'", decoder);
 		return NULL;
 	}
 	if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
@@ -624,19 +399,6 @@ PyObject *pmpy_decode_raw(PyObject *data, const char *decoder)
 	return res;
 }
 
-PyObject *pmpy_raw_decoders(void)
-{
-	PyObject *l = PyList_New(0);
-
-	for (size_t i = 0; l && i < pm_raw_decoder_count(); i++) {
-		PyObject *s = PyUnicode_FromString(pm_raw_decoder_name(pm_raw_decoder_get(i)));
-
-		if (!s || PyList_Append(l, s))
-			Py_CLEAR(l);
-		Py_XDECREF(s);
-	}
-	return l;
-}
 
 /* One record with every field, as a dict (the detailed, slow path). */
 PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx)
@@ -786,82 +548,8 @@ fail:
 
 /* ---------------------------------------------------------------- columns */
 
-pm_columns *pmpy_columns_new(pm_file *f, int event, const char *decoder)
-{
-	struct pm_columns_opts o = { .sz = sizeof(o), .event = event, .decoder = decoder };
-	pm_columns *c;
-	int err;
 
-	if (pmpy_check(f, "file"))
-		return NULL;
-	err = pm_columns_new_from_file(&c, f, &o);
-	if (err)
-		return pmpy_raise(err, "columns");
-	return c;
-}
 
-void pmpy_columns_free(pm_columns *c)
-{
-	pm_columns_free(c);
-}
-
-/* [(name, numpy dtype string, code names or None)], decoder name */
-PyObject *pmpy_columns_schema(pm_columns *c)
-{
-	static const char *const dt[] = { "<u8", "<u4", "<i4", "u1" };
-	const pm_raw_decoder *dec;
-	PyObject *l;
-
-	if (pmpy_check(c, "columns"))
-		return NULL;
-	dec = pm_columns_decoder(c);
-	l = PyList_New(0);
-	for (size_t i = 0; l && i < pm_columns_count(c); i++) {
-		const char *name = pm_columns_name(c, i);
-		int type = pm_columns_type(c, i), fi = dec ? pm_raw_field_index(dec, name) : -1;
-		PyObject *codes = Py_None, *t;
-		char dtype[8];
-
-		/* numpy dtype in host byte order; flags as numpy bool (one byte, 0/1) */
-		snprintf(dtype, sizeof(dtype), "%s", dt[type]);
-		if (type == PM_COL_U8 && (!strcmp(name, "raw_ok") ||
-					  (fi >= 0 && i >= PM_COLUMNS_NBASE && pm_raw_field_kind(dec, (size_t)fi) == PM_RAW_KIND_BOOL) ||
-					  (fi < 0 && i >= PM_COLUMNS_NBASE && strlen(name) > 6 &&
-					   !strcmp(name + strlen(name) - 6, "_valid"))))
-			snprintf(dtype, sizeof(dtype), "?");
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		if (dtype[0] == '<')
-			dtype[0] = '>';
-#endif
-		Py_INCREF(Py_None);
-		if (fi >= 0 && i >= PM_COLUMNS_NBASE && pm_raw_field_kind(dec, (size_t)fi) == PM_RAW_KIND_CODE) {
-			Py_DECREF(Py_None);
-			codes = PyList_New(0);
-			for (uint64_t k = 0; codes && k < 256; k++) {
-				const char *cn = pm_raw_field_code_name(dec, pm_columns_raw_ctx(c), (size_t)fi, k);
-				PyObject *o;
-
-				if (!cn)
-					break;
-				o = PyUnicode_FromString(cn);
-				if (!o || PyList_Append(codes, o))
-					Py_CLEAR(codes);
-				Py_XDECREF(o);
-			}
-			if (!codes) {
-				Py_DECREF(l);
-				return NULL;
-			}
-		}
-		t = Py_BuildValue("(ssN)", name, dtype, codes);
-		if (!t || PyList_Append(l, t))
-			Py_CLEAR(l);
-		Py_XDECREF(t);
-	}
-	if (!l)
-		return NULL;
-	return Py_BuildValue("(Ns)", l, dec ? pm_raw_decoder_name(dec) : NULL);
-}
 
 PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap)
 {
@@ -1345,12 +1033,6 @@ PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offse
 	return Py_BuildValue("(niO)", (Py_ssize_t)n, err, Py_None);
 }
 
-PyObject *pmpy_columns_skipped(pm_columns *c)
-{
-	if (pmpy_check(c, "columns"))
-		return NULL;
-	return PyLong_FromUnsignedLongLong(pm_columns_skipped(c));
-}
 
 /* Callchains of the samples (of one attr index, or all when event < 0) as
  * (bytes of native u64 ips, bytes of native i64 offsets): the chain of
@@ -1745,37 +1427,6 @@ out:
 	return res;
 }
 
-/* Names of the attribution codes: {"charge": [...], "mode": [...], "trap": [...]}. */
-PyObject *pmpy_attribution_names(void)
-{
-	PyObject *d = PyDict_New();
-	const struct { const char *key; const char *(*name)(int); } t[] = {
-		{ "charge", pm_profileme_charge_name },
-		{ "mode", pm_profileme_mode_name },
-		{ "trap", pm_profileme_trap_name },
-	};
-
-	for (size_t i = 0; d && i < sizeof(t) / sizeof(t[0]); i++) {
-		PyObject *l = PyList_New(0);
-		const char *nm;
-
-		if (pmpy_set(d, t[i].key, l)) {
-			Py_CLEAR(d);
-			break;
-		}
-		for (int c = 0; c < 255 && (nm = t[i].name(c)); c++) {
-			PyObject *o = PyUnicode_FromString(nm);
-
-			if (!o || PyList_Append(l, o)) {
-				Py_XDECREF(o);
-				Py_CLEAR(d);
-				break;
-			}
-			Py_DECREF(o);
-		}
-	}
-	return d;
-}
 
 /* ---------------------------------------------------------------- symbols */
 

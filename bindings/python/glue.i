@@ -35,41 +35,28 @@ typedef struct pmpy_session pmpy_session;
 
 %rename("%(strip:[pmpy_])s") "";
 
-PyObject *pmpy_version(void);
 PyObject *pmpy_pmus(const char *sysfs);
 PyObject *pmpy_encode(const char *event, const char *sysfs);
 
-pm_file *pmpy_file_open(const char *path, int strict = 0);
-pm_file *pmpy_file_open_fd(int fd, int strict = 0);
-void pmpy_file_close(pm_file *f);
-PyObject *pmpy_file_features(pm_file *f);
-PyObject *pmpy_file_events(pm_file *f);
 PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx);
 PyObject *pmpy_file_callchains(pm_file *f, int event);
 PyObject *pmpy_file_tracepoints(pm_file *f, int event);
 PyObject *pmpy_export(pm_file *f, const char *fmt, const char *path, int fd, int event,
                       const char *symfs, const char *kallsyms);
 PyObject *pmpy_file_callchain_frames(pm_file *f, int event);
-PyObject *pmpy_file_end_status(pm_file *f);
 PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, PyObject *times,
 			 const char *symfs, const char *kallsyms);
 PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes,
 			   PyObject *times, const char *symfs, const char *kallsyms, int basename);
 PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips, PyObject *ok);
-PyObject *pmpy_attribution_names(void);
 
 pm_raw_ctx *pmpy_raw_ctx_from_file(pm_file *f);
 void pmpy_raw_ctx_free(pm_raw_ctx *ctx);
 
-pm_columns *pmpy_columns_new(pm_file *f, int event, const char *decoder);
-void pmpy_columns_free(pm_columns *c);
-PyObject *pmpy_columns_schema(pm_columns *c);
 PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap);
 PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offsets, long row_size, long cap);
-PyObject *pmpy_columns_skipped(pm_columns *c);
 
 PyObject *pmpy_decode_raw(PyObject *data, const char *decoder);
-PyObject *pmpy_raw_decoders(void);
 
 pmpy_session *pmpy_session_new(PyObject *events, long long period, long long freq, PyObject *command,
 			       int pid, const char *cpus, const char *sysfs);
@@ -84,3 +71,12 @@ PyObject *pmpy_session_save(pmpy_session *s, const char *path, int fd);
 PyObject *pmpy_chunk_index(pm_file *f, unsigned long long chunk_bytes);
 PyObject *pmpy_file_select_chunk(pm_file *f, PyObject *chunk);
 pm_columns *pmpy_columns_new_mt(pm_file *f, int event, int threads, unsigned long long chunk_bytes);
+
+/* The calls that moved to Python over the generated profileme.capi
+ * (profileme/_lib.py) keep their names here for the callers of this private
+ * module. */
+%pythoncode %{
+from ._lib import (version, file_open, file_open_fd, file_close, file_end_status,  # noqa: E402,F401
+                   file_features, file_events, columns_new, columns_free, columns_schema,
+                   columns_skipped, raw_decoders, attribution_names)
+%}

@@ -23,7 +23,8 @@ import warnings
 import numpy as np
 
 from . import _glue as _c
-from . import _glue_c
+from . import _lib
+from . import capi
 
 # Exceptions: profileme.Error (an OSError: .errno is the errno value or the
 # library code, .strerror the library's message, .filename the recording) and
@@ -43,7 +44,7 @@ class DamageWarning(UserWarning):
     parsed and were skipped.  The message says how many and why."""
 
 
-__version__, _version_number = _c.version()
+__version__, _version_number = _lib.version()
 __all__ = [
     "CorruptError", "DamageWarning", "Error", "EventError", "FormatError", "NoDecoderError",
     "NotProfileMeError", "PMU", "PerfData", "Session", "StructSizeError", "TruncatedError",
@@ -87,7 +88,7 @@ def _no_nul(value, what):
 
 def library_version():
     """The loaded C library's version: (string, number)."""
-    return _c.version()
+    return _lib.version()
 
 
 def _opt_str(value, what):
@@ -149,7 +150,7 @@ def encode(event, sysfs=None):
 
 def raw_decoders():
     """Names of the registered raw-payload decoders."""
-    return _c.raw_decoders()
+    return _lib.raw_decoders()
 
 
 def decode_raw(data, decoder):
@@ -159,6 +160,8 @@ def decode_raw(data, decoder):
     are left out)."""
     if not isinstance(decoder, str):
         raise TypeError("decoder must be a string")
+    if capi.pm_raw_decoder_find(decoder) is None:
+        raise ValueError("no raw decoder named %r (known: %r)" % (decoder, _lib.raw_decoders()))
     return _c.decode_raw(memoryview(data), decoder)
 
 
@@ -194,7 +197,7 @@ _COMPRESSED = ((b"\x1f\x8b", "gzip", "gzip -d", "gzip.open(path)"),
                (b"\xfd7zXZ\x00", "xz", "xz -d", "lzma.open(path)"),
                (b"BZh", "bzip2", "bzip2 -d", "bz2.open(path)"))
 
-_BASE_COLUMNS = _glue_c.COLUMNS_NBASE   # time .. raw_ok; decoded raw fields follow
+_BASE_COLUMNS = capi.PM_COLUMNS_NBASE   # time .. raw_ok; decoded raw fields follow
 
 
 def _compressed_error(head, name):
@@ -217,7 +220,7 @@ _ATTR_REGS = {
     "ibs_op": ("caps", "op_ctl", "op_rip", "op_data"),
     "ibs_fetch": ("caps", "fetch_ctl", "fetch_linaddr"),
 }
-_ATTR_NAMES = _c.attribution_names()     # {"charge": [...], "mode": [...], "trap": [...]}
+_ATTR_NAMES = _lib.attribution_names()     # {"charge": [...], "mode": [...], "trap": [...]}
 _ATTR_DTYPE = np.dtype([("charge_ip", "u8"), ("charge", "u1"), ("charge_mode", "u1"),
                         ("trap", "u1"), ("skid", "i8"), ("skid_valid", "?"), ("exact", "?"),
                         ("ip_differs", "?"), ("attributed", "?")])
@@ -358,19 +361,19 @@ class PerfData:
                 self._fd = None
                 raise
         with _named(self.name):
-            self.features = _c.file_features(self._file)
-            self.events = _c.file_events(self._file)
+            self.features = _lib.file_features(self._file)
+            self.events = _lib.file_events(self._file)
             # code names known before any sample is read (no record is consumed)
-            cols = _c.columns_new(self._file, -1, None)
+            cols = _lib.columns_new(self._file, -1, None)
             try:
                 self._schema(cols)
             finally:
-                _c.columns_free(cols)
+                _lib.columns_free(cols)
 
     def _open_path(self, path):
         try:
             with _named(path):
-                return _c.file_open(path, self._strict)
+                return _lib.file_open(path, self._strict)
         except FormatError:
             try:
                 with io.open(path, "rb") as fh:
@@ -391,7 +394,7 @@ class PerfData:
             os.lseek(fd, 0, os.SEEK_SET)
         try:
             with _named(self.name):
-                return _c.file_open_fd(fd, self._strict)
+                return _lib.file_open_fd(fd, self._strict)
         except FormatError:
             exc = _compressed_error(os.pread(fd, 8, 0), self.name) if self._seekable else None
             if exc is not None:
@@ -413,7 +416,7 @@ class PerfData:
         """Close the recording and the descriptor it opened; later calls raise
         ValueError.  The caller's file object stays open (close it too)."""
         if self._file is not None:
-            _c.file_close(self._file)
+            _lib.file_close(self._file)
             self._file = None
         if self._fd is not None:
             fd, self._fd = self._fd, None
@@ -508,25 +511,25 @@ class PerfData:
         f, own = self._fresh()
         try:
             with _named(self.name):
-                cols = _c.columns_new(f, ev, None)
+                cols = _lib.columns_new(f, ev, None)
             try:
                 arr = self._read_columns(cols, fields, ev, partial)
-                end = _c.file_end_status(f)
+                end = _lib.file_end_status(f)
                 if end is not None:
                     # a pipe stream that ended early: tolerated as perf does, said here
                     warnings.warn(DamageWarning("%s: %s: the stream ends there (%d samples read)"
                                                 % (self.name, end[2], len(arr))), stacklevel=2)
             finally:
-                _c.columns_free(cols)
+                _lib.columns_free(cols)
         finally:
             if own:
-                _c.file_close(f)
+                _lib.file_close(f)
         if self._path is None and not self._seekable:
             self._samples = (key, arr)
         return arr
 
     def _schema(self, cols):
-        schema, decoder = _c.columns_schema(cols)
+        schema, decoder = _lib.columns_schema(cols)
         self.decoder = decoder
         self.codes = {name: codes for name, _, codes in schema if codes}
         self._decoded = [s[0] for s in schema[_BASE_COLUMNS:]]
@@ -569,7 +572,7 @@ class PerfData:
             if n < len(arr):
                 break
         arr.resize(n, refcheck=False)
-        skipped = _c.columns_skipped(cols)
+        skipped = _lib.columns_skipped(cols)
         bad_layout = [e for e in self.events if e.get("layout_error") and ev in (-1, e["index"])]
         if damage is not None:
             exc = _renamed(damage, self.name) if damage.filename is None else damage
@@ -747,7 +750,7 @@ class PerfData:
                     _opt_str(kallsyms, "kallsyms"), 1)
         finally:
             if own:
-                _c.file_close(f)
+                _lib.file_close(f)
 
         def cat(codes, names):
             return pd.Categorical.from_codes(np.frombuffer(codes, dtype=np.uint32).astype(np.int32),
@@ -803,7 +806,7 @@ class PerfData:
         finally:
             _c.raw_ctx_free(ctx)
             if own:
-                _c.file_close(f)
+                _lib.file_close(f)
 
     def tracepoints(self, event=None):
         """The named fields of a tracepoint event's samples as a DataFrame:
@@ -830,7 +833,7 @@ class PerfData:
                 got = _c.file_tracepoints(f, idx)
         finally:
             if own:
-                _c.file_close(f)
+                _lib.file_close(f)
         if got is None:
             raise ValueError("event %r of %s is no tracepoint with a format in the recording"
                              % (event if event is not None else idx, self.name))
@@ -850,7 +853,7 @@ class PerfData:
                 _c.export(f, fmt, path or "", fd, ev, symfs or "", kallsyms or "")
         finally:
             if own:
-                _c.file_close(f)
+                _lib.file_close(f)
 
     def to_pprof(self, path, event=None, symfs=None, kallsyms=None):
         """Write the recording as a gzipped pprof ``profile.proto`` at
@@ -904,7 +907,7 @@ class PerfData:
                 ips, offs = _c.file_callchains(f, ev)
         finally:
             if own:
-                _c.file_close(f)
+                _lib.file_close(f)
         return (np.frombuffer(ips, dtype=np.uint64).copy(),
                 np.frombuffer(offs, dtype=np.int64).copy())
 
@@ -917,7 +920,7 @@ class PerfData:
                 ips, modes, offs = _c.file_callchain_frames(f, ev)
         finally:
             if own:
-                _c.file_close(f)
+                _lib.file_close(f)
         ips = np.frombuffer(ips, dtype=np.uint64)
         modes = np.frombuffer(modes, dtype=np.uint8)
         offs = np.frombuffer(offs, dtype=np.int64)
@@ -1087,7 +1090,7 @@ class PerfData:
                                           _opt_str(symfs, "symfs"), _opt_str(kallsyms, "kallsyms"))
         finally:
             if own:
-                _c.file_close(f)
+                _lib.file_close(f)
         inverse = np.frombuffer(idx, dtype=np.uint32)
         sym = np.array([r[0] for r in table], dtype=object)
         dso = np.array([r[1] for r in table], dtype=object)
@@ -1171,11 +1174,11 @@ class PerfData:
         if self._file is None:
             raise ValueError("I/O operation on a closed recording")
         with _named(self.name):
-            cols = _c.columns_new(self._file, ev, None)
+            cols = _lib.columns_new(self._file, ev, None)
         try:
             self._schema(cols)
         finally:
-            _c.columns_free(cols)
+            _lib.columns_free(cols)
 
     def _charged(self, samples, symfs, kallsyms):
         """symbol, dso, period (and trap, charge, redirects / exact) per row."""

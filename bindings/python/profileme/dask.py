@@ -20,6 +20,7 @@ import numpy as np
 
 import profileme
 from profileme import _glue as _c
+from profileme import _lib
 
 DEFAULT_CHUNK_BYTES = 64 << 20
 
@@ -43,12 +44,12 @@ def chunks(path, chunk_bytes=DEFAULT_CHUNK_BYTES):
     flags has CHUNK_TIME_WINDOW), time_min/time_max (bounds, CHUNK_TIME_KNOWN),
     flags, index, and a ``key`` to hand to the reader."""
     path = os.fspath(path)
-    f = _c.file_open(path, 0)
+    f = _lib.file_open(path, 0)
     try:
         with profileme._named(path):
             lst, rng = _c.chunk_index(f, int(chunk_bytes or 0))
     finally:
-        _c.file_close(f)
+        _lib.file_close(f)
     out = []
     for t in lst:
         d = dict(zip(_CHUNK_KEYS, t))
@@ -93,11 +94,11 @@ def _wanted(rec, fields, symbols, attribution):
 
 def _chunk_array(rec, path, key, get, ev):
     """The samples of one chunk as samples() gives them."""
-    f = _c.file_open(path, 0)
+    f = _lib.file_open(path, 0)
     try:
         with profileme._named(path):
             _c.file_select_chunk(f, key)
-            cols = _c.columns_new(f, ev, None)
+            cols = _lib.columns_new(f, ev, None)
         try:
             feats = rec.features
             if not key[7] & CHUNK_WHOLE:
@@ -108,9 +109,9 @@ def _chunk_array(rec, path, key, get, ev):
             finally:
                 rec.features = feats
         finally:
-            _c.columns_free(cols)
+            _lib.columns_free(cols)
     finally:
-        _c.file_close(f)
+        _lib.file_close(f)
 
 
 def _frame(rec, arr, fields, event, symbols, attribution, symfs, kallsyms):
@@ -201,11 +202,11 @@ def _file_meta(path, fields, event, symbols, attribution):
 
 
 def _c_schema(rec, ev):
-    cols = _c.columns_new(rec._file, ev, None)
+    cols = _lib.columns_new(rec._file, ev, None)
     try:
-        return _c.columns_schema(cols)[0]
+        return _lib.columns_schema(cols)[0]
     finally:
-        _c.columns_free(cols)
+        _lib.columns_free(cols)
 
 
 def _union_meta(metas, paths, symbols):

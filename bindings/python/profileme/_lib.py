@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+"""The parts of the idiomatic layer that are plain calls of the C API: the
+generated profileme.capi (every library function under its C name), with
+no hand-written C.  Each function returns what the package builds its
+objects from (dicts, lists, tuples); the bulk array transfers stay in the
+hand-written glue (docs/python.md, "Hand-written C").
+"""
+import sys
+
+from . import capi as _C
+from ._errors import Error
+
+_ENOENT_ERRORS = (Error,)
+
+
+def version():
+    """(version string, version number) of the loaded library."""
+    return _C.pm_version_string(), _C.pm_version_number()
+
+
+# ---------------------------------------------------------------- files
+
+def file_open(path, strict=False):
+    return _C.pm_file_open(path, _C.pm_file_opts(strict=1 if strict else 0))
+
+
+def file_open_fd(fd, strict=False):
+    # The caller owns fd (PerfData opens its own descriptor and closes it
+    # after file_close()): the library does not take it over.
+    if fd < 0:
+        raise ValueError("negative file descriptor")
+    return _C.pm_file_open_fd(fd, _C.pm_file_opts(strict=1 if strict else 0))
+
+
+def file_close(f):
+    _C.pm_file_close(f)
+
+
+def file_end_status(f):
+    """None for a clean end, else (code, offset, message) of a pipe stream
+    that ended early (pm_file_end_status())."""
+    rc, off, msg = _C.pm_file_end_status(f)
+    return None if rc == 0 else (-rc, off, msg)
+
+
+def _optional(fn, *args):
+    """fn(*args), or None where the library says the item is absent."""
+    try:
+        return fn(*args)
+    except _ENOENT_ERRORS:
+        return None
+
+
+def _items(fn, f):
+    """fn(f, 0), fn(f, 1), ... until the library says there is no more."""
+    out = []
+    while True:
+        got = _optional(fn, f, len(out))
+        if got is None:
+            return out
+        out.append(got)
+
+
+_FEATURE_STRINGS = (("hostname", "PM_FEAT_HOSTNAME"), ("osrelease", "PM_FEAT_OSRELEASE"),
+                    ("version", "PM_FEAT_VERSION"), ("arch", "PM_FEAT_ARCH"),
+                    ("cpudesc", "PM_FEAT_CPUDESC"), ("cpuid", "PM_FEAT_CPUID"))
+
+
+def file_features(f):
+    """The header and feature sections as a dict (docs/python.md)."""
+    d = {}
+    info = _C.pm_file_get_info(f)
+    d["pipe_mode"] = bool(info.pipe_mode)
+    d["big_endian"] = bool(info.big_endian)
+    d["data_size"] = info.data_size
+    for key, feat in _FEATURE_STRINGS:
+        s = _C.pm_file_feature_string(f, getattr(_C, feat))
+        if s is not None:
+            d[key] = s
+    got = _optional(_C.pm_file_nrcpus, f)
+    if got is not None:
+        d["nrcpus_avail"], d["nrcpus_online"] = got
+    got = _optional(_C.pm_file_total_mem, f)
+    if got is not None:
+        d["total_mem"] = got
+    got = _optional(_C.pm_file_sample_time, f)
+    if got is not None:
+        d["sample_time"] = tuple(got)
+    got = _optional(_C.pm_file_clock_data, f)
+    if got is not None:
+        # the reference pair that turns sample times into wall-clock time
+        d["clock_data"] = {"clockid": got[0], "tod_ns": got[1], "clockid_ns": got[2]}
+    if _C.pm_file_has_feature(f, _C.PM_FEAT_CMDLINE) > 0:
+        args = []
+        while True:
+            s = _C.pm_file_cmdline(f, len(args))
+            if s is None:
+                break
+            args.append(s)
+        d["cmdline"] = args
+    d["pmu_mappings"] = {t: name for t, name in _items(_C.pm_file_pmu_mapping, f)}
+    caps = {}
+    for pmu, name, value in _items(_C.pm_file_pmu_cap, f):
+        caps.setdefault(pmu, {})[name] = value
+    d["pmu_caps"] = caps
+    return d
+
+
+def attr_dict(a):
+    """A perf_event_attr as a dict, the keys of `profileme encode --json`."""
+    flags = a.flags
+    freq = bool(flags & _C.PM_ATTR_FREQ)
+    d = {"type": a.type, "size": a.size, "config": hex(a.config), "config1": hex(a.config1),
+         "config2": hex(a.config2), "config3": hex(a.config3),
+         "precise_ip": (flags & _C.PM_ATTR_PRECISE_IP_MASK) >> _C.PM_ATTR_PRECISE_IP_SHIFT}
+    for key in ("exclude_user", "exclude_kernel", "exclude_hv", "exclude_host", "exclude_guest",
+                "exclude_idle"):
+        d[key] = int(bool(flags & getattr(_C, "PM_ATTR_" + key.upper())))
+    d["freq"] = int(freq)
+    d["sample_freq" if freq else "sample_period"] = a.sample_period
+    d["sample_type"] = hex(a.sample_type)
+    d["bp_type"] = a.bp_type
+    d["read_format"] = a.read_format
+    d["flags"] = flags
+    return d
+
+
+def file_events(f):
+    """[{index, name, layout_error, attr}] of the recording's attrs."""
+    out = []
+    for i in range(_C.pm_file_nr_attrs(f)):
+        a = _C.pm_file_attr(f, i)
+        # the library's name (EVENT_DESC / EVENT_UPDATE, else its canonical
+        # string of the attr, as `profileme script` shows)
+        name = _C.pm_file_event_name(f, i)
+        if name is None:
+            name = _optional(_C.pm_attr_format, a, None) if a is not None else None
+            if name is None:
+                name = "unknown-%d" % i
+        out.append({"index": i, "name": name,
+                    # samples this library cannot lay out: the library says why, once
+                    "layout_error": _C.pm_file_attr_layout_error(f, i),
+                    "attr": attr_dict(a) if a is not None else None})
+    return out
+
+
+# ---------------------------------------------------------------- columns
+
+def columns_new(f, event, decoder):
+    o = _C.pm_columns_opts(event=event)
+    if decoder is not None:
+        o.decoder = decoder
+    return _C.pm_columns_new_from_file(f, o)
+
+
+def columns_free(c):
+    _C.pm_columns_free(c)
+
+
+def columns_skipped(c):
+    return _C.pm_columns_skipped(c)
+
+
+_DTYPES = ("u8", "u4", "i4", "u1")
+_ORDER = "<" if sys.byteorder == "little" else ">"
+
+
+def columns_schema(c):
+    """([(name, numpy dtype string, code names or None)], decoder name)."""
+    dec = _C.pm_columns_decoder(c)
+    ctx = _C.pm_columns_raw_ctx(c)
+    nbase = _C.PM_COLUMNS_NBASE
+    out = []
+    for i in range(_C.pm_columns_count(c)):
+        name = _C.pm_columns_name(c, i)
+        typ = _C.pm_columns_type(c, i)
+        fi = _optional(_C.pm_raw_field_index, dec, name) if dec is not None and i >= nbase else None
+        kind = _C.pm_raw_field_kind(dec, fi) if fi is not None else None
+        dtype = _DTYPES[typ]
+        # flags as numpy bool (one byte, 0/1)
+        if typ == _C.PM_COL_U8 and (name == "raw_ok" or kind == _C.PM_RAW_KIND_BOOL or
+                                    (fi is None and i >= nbase and name.endswith("_valid"))):
+            dtype = "?"
+        elif dtype != "u1":
+            dtype = _ORDER + dtype
+        codes = None
+        if kind == _C.PM_RAW_KIND_CODE:
+            codes = []
+            for k in range(256):
+                cn = _C.pm_raw_field_code_name(dec, ctx, fi, k)
+                if cn is None:
+                    break
+                codes.append(cn)
+        out.append((name, dtype, codes))
+    return out, (_C.pm_raw_decoder_name(dec) if dec is not None else None)
+
+
+# ---------------------------------------------------------------- raw payloads
+
+def raw_decoders():
+    return [_C.pm_raw_decoder_name(_C.pm_raw_decoder_get(i)) for i in range(_C.pm_raw_decoder_count())]
+
+
+def raw_value(v):
+    """A pm_raw_value as Python: bool, code name (or int), bytes, int."""
+    if v.kind == _C.PM_RAW_KIND_BOOL:
+        return bool(v.u)
+    if v.kind == _C.PM_RAW_KIND_CODE:
+        return v.str if v.str is not None else v.u
+    if v.kind == _C.PM_RAW_KIND_BYTES:
+        return v.bytes
+    return v.u
+
+
+def raw_dict(d, ctx, payload):
+    """A decoded payload as {field: value}, absent fields left out."""
+    vals = _C.pm_raw_decode(d, ctx, payload)
+    return {_C.pm_raw_field_name(d, i): raw_value(v) for i, v in enumerate(vals) if v.present}
+
+
+def decode_raw(data, decoder):
+    d = _C.pm_raw_decoder_find(decoder)
+    if d is None:
+        raise ValueError("no raw decoder named %r (known: %r)" % (decoder, raw_decoders()))
+    return raw_dict(d, None, data)
+
+
+def attribution_names():
+    """{"charge": [...], "mode": [...], "trap": [...]}: the names of the
+    attribution codes."""
+    out = {}
+    for key, fn in (("charge", _C.pm_profileme_charge_name), ("mode", _C.pm_profileme_mode_name),
+                    ("trap", _C.pm_profileme_trap_name)):
+        names = []
+        for code in range(255):
+            n = fn(code)
+            if n is None:
+                break
+            names.append(n)
+        out[key] = names
+    return out
