@@ -117,149 +117,130 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-/* "<key>_mean", "_q1", "_median", "_q3", "_max" of a value list (nothing when empty). */
-static void rpt_json_vals(const char *key, struct rep_vals *v)
+/* The row's JSON is the library's (pm_json_report_row()); this only fills
+ * in the row from the aggregate. */
+static void rpt_jdist(struct pm_report_dist *d, struct rep_vals *v)
 {
+	d->n = v->n;
 	if (!v->n)
 		return;
-	printf(",\"%s_mean\":%.4f,\"%s_q1\":%u,\"%s_median\":%u,\"%s_q3\":%u,\"%s_max\":%u", key,
-	       rep_vals_mean(v), key, rep_vals_quartile(v, 1), key, rep_vals_quartile(v, 2), key,
-	       rep_vals_quartile(v, 3), key, rep_vals_quartile(v, 4));
+	d->mean = rep_vals_mean(v);
+	d->q1 = rep_vals_quartile(v, 1);
+	d->median = rep_vals_quartile(v, 2);
+	d->q3 = rep_vals_quartile(v, 3);
+	d->max = rep_vals_quartile(v, 4);
 }
 
-static void rpt_json_tally(const char *key, const uint64_t t[2])
+static void rpt_tally(struct pm_report_tally *t, const uint64_t v[2])
 {
-	if (t[0])
-		printf(",\"%s\":%" PRIu64 ",\"%s_pct\":%.4f", key, t[1], key, pct(t[1], t[0]));
-}
-
-/* The IBS keys of a row (docs/report.md): over its exact samples. */
-static void rpt_json_ibs(struct rep_ctx *c, struct rep_entry *e)
-{
-	struct rep_ibs_agg *g = e->ibs;
-	bool first = true;
-
-	printf(",\"%s\":%" PRIu64 ",\"exact\":%" PRIu64 ",\"inexact\":%" PRIu64 ",\"ip_differs\":%" PRIu64,
-	       rep_event_ibs(c, e->event_idx) == PM_IBS_KIND_OP ? "ibs_op" : "ibs_fetch", g->n, g->exact,
-	       g->inexact, g->ip_differs);
-	if (rep_event_ibs(c, e->event_idx) == PM_IBS_KIND_OP) {
-		uint64_t mem = g->ld + g->st;
-
-		printf(",\"ops\":%" PRIu64, g->ops);
-		rpt_json_vals("tag_to_ret", &g->tag);
-		rpt_json_vals("comp_to_ret", &g->comp);
-		printf(",\"branches\":%" PRIu64 ",\"branch_taken\":%" PRIu64 ",\"branch_mispredicted\":%" PRIu64
-		       ",\"branch_taken_pct\":%.4f,\"branch_mispredicted_pct\":%.4f",
-		       g->brn, g->brn_taken, g->brn_misp, pct(g->brn_taken, g->brn), pct(g->brn_misp, g->brn));
-		printf(",\"loads\":%" PRIu64 ",\"stores\":%" PRIu64 ",\"dc_miss\":%" PRIu64
-		       ",\"dc_miss_pct\":%.4f,\"dtlb_l1_miss\":%" PRIu64 ",\"dtlb_l2_miss\":%" PRIu64,
-		       g->ld, g->st, g->dc_miss, pct(g->dc_miss, mem), g->dtlb_l1, g->dtlb_l2);
-		rpt_json_vals("dc_miss_lat", &g->dclat);
-		printf(",\"data_src\":{");
-		for (int i = 0; i < 32; i++) {
-			if (!g->src[i])
-				continue;
-			printf("%s", first ? "" : ",");
-			cli_json_str(stdout, rep_ibs_data_src_name(c, i));
-			printf(":%" PRIu64, g->src[i]);
-			first = false;
-		}
-		printf("}");
-	} else {
-		rpt_json_vals("fetch_lat", &g->flat);
-		printf(",\"fetch_completed\":%" PRIu64, g->fetch_comp);
-		rpt_json_tally("ic_miss", g->icm);
-		rpt_json_tally("itlb_l1_miss", g->itlb1);
-		rpt_json_tally("itlb_l2_miss", g->itlb2);
-		rpt_json_tally("l2_miss", g->l2);
-		rpt_json_tally("l3_miss", g->l3);
-		rpt_json_tally("oc_miss", g->oc);
-		printf(",\"page_size\":{");
-		for (int i = 0; i < 4; i++) {
-			if (!g->pgsz[i])
-				continue;
-			printf("%s", first ? "" : ",");
-			cli_json_str(stdout, rep_ibs_pgsz_name(c, i));
-			printf(":%" PRIu64, g->pgsz[i]);
-			first = false;
-		}
-		printf("}");
-	}
+	t->total = v[0];
+	t->hits = v[1];
 }
 
 static void rpt_json_row(struct rpt *r, struct rep_ctx *c, struct rep_entry *e)
 {
+	static const int key_of[] = { [REP_K_SYM] = PM_REPORT_KEY_SYM, [REP_K_DSO] = PM_REPORT_KEY_DSO,
+				      [REP_K_PC] = PM_REPORT_KEY_PC, [REP_K_COMM] = PM_REPORT_KEY_COMM,
+				      [REP_K_PID] = PM_REPORT_KEY_PID };
 	size_t ev = e->event_idx >= 0 ? (size_t)e->event_idx : 0;
+	struct pm_report_row row = { .sz = sizeof(row) };
+	struct pm_report_profileme pm = { 0 };
+	struct pm_report_ibs ib = { 0 };
+	const char *src_names[32], *pgsz_names[4];
+	int keys[8];
+	char tmp[4096], *big = NULL;
+	int n;
 
-	printf("{\"event\":");
-	cli_json_str(stdout, rep_event_name(c, e->event_idx));
-	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"overhead\":%.4f", e->samples,
-	       e->period, pct(e->period, r->agg.ev_period[ev]));
-	for (int i = 0; i < r->nkeys; i++) {
-		switch (r->order[i]) {
-		case REP_K_SYM:
-			printf(",\"sym\":");
-			cli_json_str(stdout, e->sym);
-			break;
-		case REP_K_DSO:
-			printf(",\"dso\":");
-			cli_json_str(stdout, rep_basename(e->dso));
-			break;
-		case REP_K_PC:
-			printf(",\"pc\":");
-			cli_json_hex(stdout, e->pc);
-			break;
-		case REP_K_COMM:
-			printf(",\"comm\":");
-			cli_json_str(stdout, e->comm);
-			break;
-		case REP_K_PID:
-			printf(",\"pid\":%u", e->pid);
-			break;
-		}
-	}
+	row.event = rep_event_name(c, e->event_idx);
+	row.samples = e->samples;
+	row.period = e->period;
+	row.event_period = r->agg.ev_period[ev];
+	for (int i = 0; i < r->nkeys; i++)
+		keys[i] = key_of[r->order[i]];
+	row.keys = keys;
+	row.nr_keys = (size_t)r->nkeys;
+	row.sym = e->sym;
+	row.dso = rep_basename(e->dso);
+	row.pc = e->pc;
+	row.comm = e->comm;
+	row.pid = e->pid;
 	if (e->pm_n) {
-		bool first = true;
-
 		/* Only what the bits say: KILLED, trapped = TRP && !KILLED, ... */
-		printf(",\"profileme\":%" PRIu64 ",\"not_killed\":%" PRIu64 ",\"killed\":%" PRIu64
-		       ",\"stalled\":%" PRIu64 ",\"trapped\":%" PRIu64 ",\"mispredicted\":%" PRIu64
-		       ",\"pal_redirects\":%" PRIu64
-		       ",\"stalled_pct\":%.4f,\"trapped_pct\":%.4f,\"mispredicted_pct\":%.4f"
-		       ",\"icache_miss_pct\":%.4f,\"traps\":{",
-		       e->pm_n, e->pm_n - e->killed, e->killed, e->stalled, e->trapped, e->mispred,
-		       e->redirects, pct(e->stalled, e->pm_n), pct(e->trapped, e->pm_n),
-		       pct(e->mispred, e->pm_n), pct(e->icm, e->pm_n));
-		for (int i = 0; i < PM_PROFILEME_TRAP_COUNT; i++) {
-			if (!e->traps[i])
-				continue;
-			printf("%s", first ? "" : ",");
-			cli_json_str(stdout, pm_profileme_trap_name(i));
-			printf(":%" PRIu64, e->traps[i]);
-			first = false;
-		}
-		{
-			uint32_t mn = rep_entry_quartile(e, 0), q1 = rep_entry_quartile(e, 1);
-			uint32_t q2 = rep_entry_quartile(e, 2), q3 = rep_entry_quartile(e, 3);
-			uint32_t mx = e->pctr1[e->pctr1_n - 1];
-
-			printf("},\"pctr0_counts\":");
-			cli_json_str(stdout, pm_profileme_counts_name(rep_entry_counts0(e)));
-			printf(",\"pctr1_counts\":");
-			cli_json_str(stdout, pm_profileme_counts_name(rep_entry_counts(e)));
-			printf(",\"pctr1_mean\":%.4f,\"pctr1_min\":%u,\"pctr1_q1\":%u,"
-			       "\"pctr1_median\":%u,\"pctr1_q3\":%u,\"pctr1_max\":%u",
-			       e->pctr1_sum / (double)e->pm_n, mn, q1, q2, q3, mx);
-		}
-		if (r->skid)
-			printf(",\"skid_samples\":%" PRIu64 ",\"skid_mean\":%.1f,\"skid_max\":%" PRIu64
-			       ",\"skid_undefined\":%" PRIu64,
-			       e->skid_n, e->skid_n ? e->skid_sum / (double)e->skid_n : 0.0, e->skid_max,
-			       e->skid_undef);
+		pm.n = e->pm_n;
+		pm.killed = e->killed;
+		pm.stalled = e->stalled;
+		pm.trapped = e->trapped;
+		pm.mispredicted = e->mispred;
+		pm.pal_redirects = e->redirects;
+		pm.icache_miss = e->icm;
+		pm.traps = e->traps;
+		pm.pctr0_counts = rep_entry_counts0(e);
+		pm.pctr1_counts = rep_entry_counts(e);
+		pm.pctr1_mean = e->pctr1_sum / (double)e->pm_n;
+		pm.pctr1_min = rep_entry_quartile(e, 0);
+		pm.pctr1_q1 = rep_entry_quartile(e, 1);
+		pm.pctr1_median = rep_entry_quartile(e, 2);
+		pm.pctr1_q3 = rep_entry_quartile(e, 3);
+		pm.pctr1_max = e->pctr1[e->pctr1_n - 1];
+		pm.skid = r->skid;
+		pm.skid_samples = e->skid_n;
+		pm.skid_mean = e->skid_n ? e->skid_sum / (double)e->skid_n : 0.0;
+		pm.skid_max = e->skid_max;
+		pm.skid_undefined = e->skid_undef;
+		row.profileme = &pm;
 	}
-	if (e->ibs)
-		rpt_json_ibs(c, e);
-	printf("}\n");
+	if (e->ibs) {
+		struct rep_ibs_agg *g = e->ibs;
+
+		ib.op = rep_event_ibs(c, e->event_idx) == PM_IBS_KIND_OP;
+		ib.n = g->n;
+		ib.exact = g->exact;
+		ib.inexact = g->inexact;
+		ib.ip_differs = g->ip_differs;
+		ib.ops = g->ops;
+		rpt_jdist(&ib.tag_to_ret, &g->tag);
+		rpt_jdist(&ib.comp_to_ret, &g->comp);
+		ib.branches = g->brn;
+		ib.branch_taken = g->brn_taken;
+		ib.branch_mispredicted = g->brn_misp;
+		ib.loads = g->ld;
+		ib.stores = g->st;
+		ib.dc_miss = g->dc_miss;
+		ib.dtlb_l1_miss = g->dtlb_l1;
+		ib.dtlb_l2_miss = g->dtlb_l2;
+		rpt_jdist(&ib.dc_miss_lat, &g->dclat);
+		for (int i = 0; i < 32; i++)
+			src_names[i] = g->src[i] ? rep_ibs_data_src_name(c, i) : NULL;
+		ib.nr_data_src = 32;
+		ib.data_src = g->src;
+		ib.data_src_names = src_names;
+		rpt_jdist(&ib.fetch_lat, &g->flat);
+		ib.fetch_completed = g->fetch_comp;
+		rpt_tally(&ib.ic_miss, g->icm);
+		rpt_tally(&ib.itlb_l1_miss, g->itlb1);
+		rpt_tally(&ib.itlb_l2_miss, g->itlb2);
+		rpt_tally(&ib.l2_miss, g->l2);
+		rpt_tally(&ib.l3_miss, g->l3);
+		rpt_tally(&ib.oc_miss, g->oc);
+		for (int i = 0; i < 4; i++)
+			pgsz_names[i] = g->pgsz[i] ? rep_ibs_pgsz_name(c, i) : NULL;
+		ib.nr_page_size = 4;
+		ib.page_size = g->pgsz;
+		ib.page_size_names = pgsz_names;
+		row.ibs = &ib;
+	}
+	n = pm_json_report_row(&row, tmp, sizeof(tmp));
+	if (n >= (int)sizeof(tmp) && (big = malloc((size_t)n + 1)))
+		n = pm_json_report_row(&row, big, (size_t)n + 1);
+	if (n < 0 || (n >= (int)sizeof(tmp) && !big)) {
+		if (n >= 0)
+			errno = ENOMEM;
+		cli_out_note(); /* the output is incomplete; main() says why */
+	} else {
+		fwrite(big ? big : tmp, 1, (size_t)n, stdout);
+		putchar('\n');
+	}
+	free(big);
 }
 
 static int rpt_width(struct rep_agg *a, size_t from, size_t to, unsigned k, int min)

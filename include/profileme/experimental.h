@@ -22,7 +22,7 @@
  * |---|---|---|
  * | profileme/writer.h | `pm_writer_*`: the perf.data writer | the live sample source and the features it writes are still being redesigned (issue 15, item 1) |
  * | profileme/export.h | `pm_columns_*`: the bulk column reader | one bulk read API with one convention for absent fields is still to come (issue 15, item 3) |
- * | profileme/export.h | `pm_json_*`: samples and records as JSON | the object layout follows `script --json`, which may still gain keys (tracepoint objects, symbols) |
+ * | profileme/export.h | `pm_json_*`: samples, records and report rows as JSON | the object layout follows `script --json`, which may still gain keys (tracepoint objects, symbols) |
  *
  * The declarations stay in their module's header, where users look for
  * them.  This header includes those headers, so that a program can include

@@ -173,7 +173,7 @@ PM_EXPERIMENTAL PM_API int pm_columns_read_rows(pm_columns *c, void *rows, size_
 PM_EXPERIMENTAL PM_API uint64_t pm_columns_skipped(const pm_columns *c);
 
 /* ------------------------------------------------------------------------ */
-/** @name JSON: samples, records and strings
+/** @name JSON: samples, records, report rows and strings
  *
  * The JSON that `profileme script --json` prints, as library calls: one
  * object per sample (pm_json_sample()) or per record (pm_json_record()),
@@ -284,6 +284,141 @@ PM_EXPERIMENTAL PM_API int pm_json_sample(const pm_file *f, int attr_idx, const 
 PM_EXPERIMENTAL PM_API int pm_json_record(const pm_file *f, const struct pm_file_record *rec,
 					  const struct pm_record *r, const struct pm_json_opts *opts,
 					  char *buf, size_t cap);
+
+/** @brief A distribution in a report row (pm_json_report_row()): its
+ *  `<key>_mean`, `_q1`, `_median`, `_q3`, `_max`; left out when @c n is 0. */
+struct pm_report_dist {
+	uint64_t n;        /**< How many values (0: no keys). */
+	double mean;       /**< Their mean (`%.4f`). */
+	uint32_t q1;       /**< First quartile. */
+	uint32_t median;   /**< Median. */
+	uint32_t q3;       /**< Third quartile. */
+	uint32_t max;      /**< Largest. */
+};
+
+/** @brief A share in a report row: `<key>` (@c hits) and `<key>_pct`
+ *  (of @c total); left out when @c total is 0. */
+struct pm_report_tally {
+	uint64_t total;    /**< Samples that carry the bit. */
+	uint64_t hits;     /**< Of those, with the bit set. */
+};
+
+/** @brief The sort keys of a report row, in the order pm_report_row::keys gives them. */
+enum pm_report_key {
+	PM_REPORT_KEY_SYM = 0,  /**< `"sym"`: pm_report_row::sym. */
+	PM_REPORT_KEY_DSO = 1,  /**< `"dso"`: pm_report_row::dso. */
+	PM_REPORT_KEY_PC = 2,   /**< `"pc"`: pm_report_row::pc, `"0x..."`. */
+	PM_REPORT_KEY_COMM = 3, /**< `"comm"`: pm_report_row::comm. */
+	PM_REPORT_KEY_PID = 4   /**< `"pid"`: pm_report_row::pid. */
+};
+
+/** @brief The ProfileMe part of a report row (docs/report.md says what each count is). */
+struct pm_report_profileme {
+	uint64_t n;             /**< `"profileme"`: ProfileMe samples of the row. */
+	uint64_t killed;        /**< `"killed"` (and `"not_killed"`: n - killed). */
+	uint64_t stalled;       /**< `"stalled"`, `"stalled_pct"`. */
+	uint64_t trapped;       /**< `"trapped"`, `"trapped_pct"`. */
+	uint64_t mispredicted;  /**< `"mispredicted"`, `"mispredicted_pct"`. */
+	uint64_t pal_redirects; /**< `"pal_redirects"`. */
+	uint64_t icache_miss;   /**< `"icache_miss_pct"`. */
+	const uint64_t *traps;  /**< `"traps"`: PM_PROFILEME_TRAP_COUNT counts by ::pm_profileme_trap
+	                             code, the non-zero ones written; NULL: none. */
+	int pctr0_counts;       /**< `"pctr0_counts"`: a ::pm_profileme_counts code. */
+	int pctr1_counts;       /**< `"pctr1_counts"`: a ::pm_profileme_counts code. */
+	double pctr1_mean;      /**< `"pctr1_mean"`. */
+	uint32_t pctr1_min;     /**< `"pctr1_min"`. */
+	uint32_t pctr1_q1;      /**< `"pctr1_q1"`. */
+	uint32_t pctr1_median;  /**< `"pctr1_median"`. */
+	uint32_t pctr1_q3;      /**< `"pctr1_q3"`. */
+	uint32_t pctr1_max;     /**< `"pctr1_max"`. */
+	int skid;               /**< Non-zero: write the skid keys below (`report --skid`). */
+	uint64_t skid_samples;  /**< `"skid_samples"`. */
+	double skid_mean;       /**< `"skid_mean"` (`%.1f`). */
+	uint64_t skid_max;      /**< `"skid_max"`. */
+	uint64_t skid_undefined; /**< `"skid_undefined"`. */
+};
+
+/** @brief The IBS part of a report row (docs/report.md), over its exact samples. */
+struct pm_report_ibs {
+	int op;                       /**< Non-zero: an IBS op row (`"ibs_op"`), else fetch (`"ibs_fetch"`). */
+	uint64_t n;                   /**< `"ibs_op"` / `"ibs_fetch"`: IBS samples. */
+	uint64_t exact;               /**< `"exact"`. */
+	uint64_t inexact;             /**< `"inexact"`. */
+	uint64_t ip_differs;          /**< `"ip_differs"`. */
+	/* op rows */
+	uint64_t ops;                 /**< `"ops"`. */
+	struct pm_report_dist tag_to_ret;  /**< `"tag_to_ret_*"`. */
+	struct pm_report_dist comp_to_ret; /**< `"comp_to_ret_*"`. */
+	uint64_t branches;            /**< `"branches"`. */
+	uint64_t branch_taken;        /**< `"branch_taken"`, `"branch_taken_pct"`. */
+	uint64_t branch_mispredicted; /**< `"branch_mispredicted"`, `"branch_mispredicted_pct"`. */
+	uint64_t loads;               /**< `"loads"`. */
+	uint64_t stores;              /**< `"stores"`. */
+	uint64_t dc_miss;             /**< `"dc_miss"`, `"dc_miss_pct"` (of loads + stores). */
+	uint64_t dtlb_l1_miss;        /**< `"dtlb_l1_miss"`. */
+	uint64_t dtlb_l2_miss;        /**< `"dtlb_l2_miss"`. */
+	struct pm_report_dist dc_miss_lat; /**< `"dc_miss_lat_*"`. */
+	size_t nr_data_src;           /**< Entries of @c data_src and @c data_src_names. */
+	const uint64_t *data_src;     /**< `"data_src"`: loads by source, the non-zero ones written. */
+	const char *const *data_src_names; /**< Their names. */
+	/* fetch rows */
+	struct pm_report_dist fetch_lat; /**< `"fetch_lat_*"`. */
+	uint64_t fetch_completed;     /**< `"fetch_completed"`. */
+	struct pm_report_tally ic_miss;      /**< `"ic_miss"`. */
+	struct pm_report_tally itlb_l1_miss; /**< `"itlb_l1_miss"`. */
+	struct pm_report_tally itlb_l2_miss; /**< `"itlb_l2_miss"`. */
+	struct pm_report_tally l2_miss;      /**< `"l2_miss"`. */
+	struct pm_report_tally l3_miss;      /**< `"l3_miss"`. */
+	struct pm_report_tally oc_miss;      /**< `"oc_miss"`. */
+	size_t nr_page_size;          /**< Entries of @c page_size and @c page_size_names. */
+	const uint64_t *page_size;    /**< `"page_size"`: fetches by page size, the non-zero ones written. */
+	const char *const *page_size_names; /**< Their names. */
+};
+
+/** @brief One row of a report, as `profileme report --json` prints it.
+ *  Size-versioned: set @c sz.  The ProfileMe and IBS parts are pointed to. */
+struct pm_report_row {
+	size_t sz;                /**< Set by the caller: sizeof(struct pm_report_row). */
+	const char *event;        /**< `"event"` (NULL: `null`). */
+	uint64_t samples;         /**< `"samples"`. */
+	uint64_t period;          /**< `"period"`. */
+	uint64_t event_period;    /**< The event's total period: `"overhead"` = 100 * period / it (0: 0). */
+	const int *keys;          /**< The row's sort keys (::pm_report_key), in output order. */
+	size_t nr_keys;           /**< How many. */
+	const char *sym;          /**< PM_REPORT_KEY_SYM (NULL: `null`). */
+	const char *dso;          /**< PM_REPORT_KEY_DSO, as it is to be shown (NULL: `null`). */
+	uint64_t pc;              /**< PM_REPORT_KEY_PC. */
+	const char *comm;         /**< PM_REPORT_KEY_COMM (NULL: `null`). */
+	uint32_t pid;             /**< PM_REPORT_KEY_PID. */
+	const struct pm_report_profileme *profileme; /**< NULL: no ProfileMe keys. */
+	const struct pm_report_ibs *ibs;             /**< NULL: no IBS keys. */
+};
+/** Frozen minimum @c sz of struct pm_report_row (0.1: every member up to @c ibs). */
+#define PM_REPORT_ROW_SZ_V1 PM_OFFSETOFEND(struct pm_report_row, ibs)
+
+/**
+ * @brief **pm_json_report_row()** writes one report row as a JSON object
+ *        (no newline), exactly as `profileme report --json` prints it.
+ *
+ * Keys, in this order: `event`, `samples`, `period`, `overhead` (percent,
+ * `%.4f`), the sort keys in pm_report_row::keys order, then with a
+ * ProfileMe part `profileme`, `not_killed`, `killed`, `stalled`, `trapped`,
+ * `mispredicted`, `pal_redirects`, `stalled_pct`, `trapped_pct`,
+ * `mispredicted_pct`, `icache_miss_pct`, `traps` (an object by trap name),
+ * `pctr0_counts`, `pctr1_counts`, `pctr1_mean`, `pctr1_min`, `pctr1_q1`,
+ * `pctr1_median`, `pctr1_q3`, `pctr1_max` and the skid keys, and with an
+ * IBS part the op or fetch keys of docs/json.md.  Percentages are `%.4f`
+ * of their total (0 when it is 0).
+ * @param row  the row
+ * @param buf  output, or NULL with @p cap 0 to measure
+ * @param cap  size of @p buf
+ * @return the length of the object (without the NUL); -EINVAL (NULL row,
+ *         an unknown key, an array count without its array);
+ *         -PM_ERR_STRUCT_SIZE
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_json_report_row(const struct pm_report_row *row, char *buf,
+					      size_t cap);
 
 /** @} */
 

@@ -7,6 +7,7 @@
  * docs/json.md says why this is not json-c.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <profileme/export.h>
@@ -678,4 +679,239 @@ int pm_json_record(const pm_file *f, const struct pm_file_record *rec, const str
 	}
 	pm__jw_ch(w, '}');
 	return jw_done(w);
+}
+
+/* ------------------------------------------------------------------ */
+/* report rows (`profileme report --json`) */
+
+static void jnstr(struct pm__jw *w, const char *s)
+{
+	if (s)
+		jcstr(w, s);
+	else
+		pm__jw_mem(w, "null", 4);
+}
+
+/* a double as printf's `%.<prec>f` writes it */
+static void jdbl(struct pm__jw *w, int prec, double v)
+{
+	char t[512];
+	int n = snprintf(t, sizeof(t), "%.*f", prec, v);
+
+	if (n > 0)
+		pm__jw_mem(w, t, PM_MIN((size_t)n, sizeof(t) - 1));
+}
+
+static double row_pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+/* `,"<k><suffix>":` */
+static void rkey(struct pm__jw *w, const char *k, const char *suffix)
+{
+	pm__jw_mem(w, ",\"", 2);
+	pm__jw_mem(w, k, strlen(k));
+	pm__jw_mem(w, suffix, strlen(suffix));
+	pm__jw_mem(w, "\":", 2);
+}
+
+static void ru64(struct pm__jw *w, const char *k, uint64_t v)
+{
+	rkey(w, k, "");
+	pm__jw_u64(w, v);
+}
+
+static void rpct(struct pm__jw *w, const char *k, uint64_t a, uint64_t b)
+{
+	rkey(w, k, "");
+	jdbl(w, 4, row_pct(a, b));
+}
+
+static void rdist(struct pm__jw *w, const char *k, const struct pm_report_dist *d)
+{
+	if (!d->n)
+		return;
+	rkey(w, k, "_mean");
+	jdbl(w, 4, d->mean);
+	rkey(w, k, "_q1");
+	pm__jw_u64(w, d->q1);
+	rkey(w, k, "_median");
+	pm__jw_u64(w, d->median);
+	rkey(w, k, "_q3");
+	pm__jw_u64(w, d->q3);
+	rkey(w, k, "_max");
+	pm__jw_u64(w, d->max);
+}
+
+static void rtally(struct pm__jw *w, const char *k, const struct pm_report_tally *t)
+{
+	if (!t->total)
+		return;
+	ru64(w, k, t->hits);
+	rkey(w, k, "_pct");
+	jdbl(w, 4, row_pct(t->hits, t->total));
+}
+
+/* `,"<k>":{"name":count,...}` over the non-zero counts */
+static int rcounts(struct pm__jw *w, const char *k, const uint64_t *v, const char *const *names,
+		   size_t n)
+{
+	bool first = true;
+
+	if (n && (!v || !names))
+		return pm__err(EINVAL, "pm_json_report_row: %s: %zu counts without their array", k, n);
+	rkey(w, k, "");
+	pm__jw_ch(w, '{');
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i])
+			continue;
+		if (!first)
+			pm__jw_ch(w, ',');
+		first = false;
+		jnstr(w, names[i]);
+		pm__jw_ch(w, ':');
+		pm__jw_u64(w, v[i]);
+	}
+	pm__jw_ch(w, '}');
+	return 0;
+}
+
+static void row_profileme(struct pm__jw *w, const struct pm_report_profileme *p)
+{
+	bool first = true;
+
+	ru64(w, "profileme", p->n);
+	ru64(w, "not_killed", p->n - p->killed);
+	ru64(w, "killed", p->killed);
+	ru64(w, "stalled", p->stalled);
+	ru64(w, "trapped", p->trapped);
+	ru64(w, "mispredicted", p->mispredicted);
+	ru64(w, "pal_redirects", p->pal_redirects);
+	rpct(w, "stalled_pct", p->stalled, p->n);
+	rpct(w, "trapped_pct", p->trapped, p->n);
+	rpct(w, "mispredicted_pct", p->mispredicted, p->n);
+	rpct(w, "icache_miss_pct", p->icache_miss, p->n);
+	rkey(w, "traps", "");
+	pm__jw_ch(w, '{');
+	for (int i = 0; p->traps && i < PM_PROFILEME_TRAP_COUNT; i++) {
+		if (!p->traps[i])
+			continue;
+		if (!first)
+			pm__jw_ch(w, ',');
+		first = false;
+		jnstr(w, pm_profileme_trap_name(i));
+		pm__jw_ch(w, ':');
+		pm__jw_u64(w, p->traps[i]);
+	}
+	pm__jw_ch(w, '}');
+	rkey(w, "pctr0_counts", "");
+	jnstr(w, pm_profileme_counts_name(p->pctr0_counts));
+	rkey(w, "pctr1_counts", "");
+	jnstr(w, pm_profileme_counts_name(p->pctr1_counts));
+	rkey(w, "pctr1_mean", "");
+	jdbl(w, 4, p->pctr1_mean);
+	ru64(w, "pctr1_min", p->pctr1_min);
+	ru64(w, "pctr1_q1", p->pctr1_q1);
+	ru64(w, "pctr1_median", p->pctr1_median);
+	ru64(w, "pctr1_q3", p->pctr1_q3);
+	ru64(w, "pctr1_max", p->pctr1_max);
+	if (p->skid) {
+		ru64(w, "skid_samples", p->skid_samples);
+		rkey(w, "skid_mean", "");
+		jdbl(w, 1, p->skid_mean);
+		ru64(w, "skid_max", p->skid_max);
+		ru64(w, "skid_undefined", p->skid_undefined);
+	}
+}
+
+static int row_ibs(struct pm__jw *w, const struct pm_report_ibs *g)
+{
+	ru64(w, g->op ? "ibs_op" : "ibs_fetch", g->n);
+	ru64(w, "exact", g->exact);
+	ru64(w, "inexact", g->inexact);
+	ru64(w, "ip_differs", g->ip_differs);
+	if (g->op) {
+		ru64(w, "ops", g->ops);
+		rdist(w, "tag_to_ret", &g->tag_to_ret);
+		rdist(w, "comp_to_ret", &g->comp_to_ret);
+		ru64(w, "branches", g->branches);
+		ru64(w, "branch_taken", g->branch_taken);
+		ru64(w, "branch_mispredicted", g->branch_mispredicted);
+		rpct(w, "branch_taken_pct", g->branch_taken, g->branches);
+		rpct(w, "branch_mispredicted_pct", g->branch_mispredicted, g->branches);
+		ru64(w, "loads", g->loads);
+		ru64(w, "stores", g->stores);
+		ru64(w, "dc_miss", g->dc_miss);
+		rpct(w, "dc_miss_pct", g->dc_miss, g->loads + g->stores);
+		ru64(w, "dtlb_l1_miss", g->dtlb_l1_miss);
+		ru64(w, "dtlb_l2_miss", g->dtlb_l2_miss);
+		rdist(w, "dc_miss_lat", &g->dc_miss_lat);
+		return rcounts(w, "data_src", g->data_src, g->data_src_names, g->nr_data_src);
+	}
+	rdist(w, "fetch_lat", &g->fetch_lat);
+	ru64(w, "fetch_completed", g->fetch_completed);
+	rtally(w, "ic_miss", &g->ic_miss);
+	rtally(w, "itlb_l1_miss", &g->itlb_l1_miss);
+	rtally(w, "itlb_l2_miss", &g->itlb_l2_miss);
+	rtally(w, "l2_miss", &g->l2_miss);
+	rtally(w, "l3_miss", &g->l3_miss);
+	rtally(w, "oc_miss", &g->oc_miss);
+	return rcounts(w, "page_size", g->page_size, g->page_size_names, g->nr_page_size);
+}
+
+int pm_json_report_row(const struct pm_report_row *row, char *buf, size_t cap)
+{
+	struct pm__jw w = { buf, cap, 0 };
+	struct pm_report_row r;
+	int rc;
+
+	if (!row || (!buf && cap))
+		return pm__err(EINVAL, "pm_json_report_row: NULL argument");
+	rc = PM__SZ_VALID(row, pm_report_row, PM_REPORT_ROW_SZ_V1);
+	if (rc)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	pm__opts_copy_in(&r, sizeof(r), row, row->sz);
+	if (r.nr_keys && !r.keys)
+		return pm__err(EINVAL, "pm_json_report_row: %zu keys without their array", r.nr_keys);
+	pm__jw_mem(&w, "{\"event\":", 9);
+	jnstr(&w, r.event);
+	ru64(&w, "samples", r.samples);
+	ru64(&w, "period", r.period);
+	rpct(&w, "overhead", r.period, r.event_period);
+	for (size_t i = 0; i < r.nr_keys; i++) {
+		switch (r.keys[i]) {
+		case PM_REPORT_KEY_SYM:
+			rkey(&w, "sym", "");
+			jnstr(&w, r.sym);
+			break;
+		case PM_REPORT_KEY_DSO:
+			rkey(&w, "dso", "");
+			jnstr(&w, r.dso);
+			break;
+		case PM_REPORT_KEY_PC:
+			rkey(&w, "pc", "");
+			jhex(&w, r.pc);
+			break;
+		case PM_REPORT_KEY_COMM:
+			rkey(&w, "comm", "");
+			jnstr(&w, r.comm);
+			break;
+		case PM_REPORT_KEY_PID:
+			ru64(&w, "pid", r.pid);
+			break;
+		default:
+			return pm__err(EINVAL, "pm_json_report_row: unknown key %d", r.keys[i]);
+		}
+	}
+	if (r.profileme)
+		row_profileme(&w, r.profileme);
+	if (r.ibs) {
+		rc = row_ibs(&w, r.ibs);
+		if (rc)
+			return rc;
+	}
+	pm__jw_ch(&w, '}');
+	return jw_done(&w);
 }

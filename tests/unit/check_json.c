@@ -222,6 +222,102 @@ START_TEST(test_file_samples)
 }
 END_TEST
 
+/* pm_json_report_row(): rows written by hand, the text expected from
+ * `profileme report --json`'s documented layout (docs/json.md). */
+static void row_expect(const struct pm_report_row *row, const char *want)
+{
+	char buf[2048];
+	int n = pm_json_report_row(row, buf, sizeof(buf));
+
+	ck_assert_int_eq(n, (int)strlen(want));
+	ck_assert_str_eq(buf, want);
+	/* measured alone, and cut like snprintf */
+	ck_assert_int_eq(pm_json_report_row(row, NULL, 0), n);
+	ck_assert_int_eq(pm_json_report_row(row, buf, 10), n);
+	ck_assert_uint_eq(strlen(buf), 9);
+	ck_assert(!strncmp(buf, want, 9));
+}
+
+START_TEST(test_report_row_by_hand)
+{
+	static const int keys[] = { PM_REPORT_KEY_COMM, PM_REPORT_KEY_PID, PM_REPORT_KEY_DSO,
+				    PM_REPORT_KEY_SYM, PM_REPORT_KEY_PC };
+	static const char *const src_names[] = { "L1", "DRAM" };
+	static const char *const pg_names[] = { "4K", "2M" };
+	uint64_t src[2] = { 0, 0 }, pg[2] = { 0, 2 };
+	uint64_t traps[PM_PROFILEME_TRAP_COUNT] = { 0 };
+	struct pm_report_row row = { .sz = sizeof(row), .event = "cyc\"les", .samples = 3,
+				     .period = 30, .event_period = 40, .keys = keys, .nr_keys = 5,
+				     .sym = "f", .dso = NULL, .pc = 0x10, .comm = "a", .pid = 7 };
+	struct pm_report_profileme pm = {
+		.n = 4, .killed = 1, .stalled = 2, .trapped = 1, .icache_miss = 1, .traps = traps,
+		.pctr0_counts = 0, .pctr1_counts = 1, .pctr1_mean = 2.5, .pctr1_min = 1,
+		.pctr1_q1 = 1, .pctr1_median = 2, .pctr1_q3 = 3, .pctr1_max = 4, .skid = 1,
+		.skid_samples = 2, .skid_mean = 1.5, .skid_max = 2,
+	};
+	struct pm_report_ibs fetch = {
+		.n = 2, .exact = 2,
+		.fetch_lat = { .n = 2, .mean = 10, .q1 = 5, .median = 10, .q3 = 15, .max = 20 },
+		.fetch_completed = 2, .ic_miss = { 2, 1 }, .nr_page_size = 2, .page_size = pg,
+		.page_size_names = pg_names,
+	};
+	struct pm_report_ibs op = {
+		.op = 1, .n = 1, .exact = 1, .ops = 1, .loads = 1, .stores = 1, .dc_miss = 1,
+		.nr_data_src = 2, .data_src = src, .data_src_names = src_names,
+	};
+	static const int bad_key[] = { 9 };
+	char want[2048];
+
+	row_expect(&row, "{\"event\":\"cyc\\\"les\",\"samples\":3,\"period\":30,\"overhead\":75.0000,"
+			 "\"comm\":\"a\",\"pid\":7,\"dso\":null,\"sym\":\"f\",\"pc\":\"0x10\"}");
+	/* no keys, no total period: overhead 0 */
+	row.nr_keys = 0;
+	row.event_period = 0;
+	row.event = NULL;
+	row_expect(&row, "{\"event\":null,\"samples\":3,\"period\":30,\"overhead\":0.0000}");
+	traps[3] = 1;
+	row.profileme = &pm;
+	snprintf(want, sizeof(want),
+		 "{\"event\":null,\"samples\":3,\"period\":30,\"overhead\":0.0000,"
+		 "\"profileme\":4,\"not_killed\":3,\"killed\":1,\"stalled\":2,\"trapped\":1,"
+		 "\"mispredicted\":0,\"pal_redirects\":0,\"stalled_pct\":50.0000,"
+		 "\"trapped_pct\":25.0000,\"mispredicted_pct\":0.0000,\"icache_miss_pct\":25.0000,"
+		 "\"traps\":{\"%s\":1},\"pctr0_counts\":\"%s\",\"pctr1_counts\":\"%s\","
+		 "\"pctr1_mean\":2.5000,\"pctr1_min\":1,\"pctr1_q1\":1,\"pctr1_median\":2,"
+		 "\"pctr1_q3\":3,\"pctr1_max\":4,\"skid_samples\":2,\"skid_mean\":1.5,\"skid_max\":2,"
+		 "\"skid_undefined\":0}",
+		 pm_profileme_trap_name(3), pm_profileme_counts_name(0), pm_profileme_counts_name(1));
+	row_expect(&row, want);
+	row.profileme = NULL;
+	row.ibs = &fetch;
+	row_expect(&row, "{\"event\":null,\"samples\":3,\"period\":30,\"overhead\":0.0000,"
+			 "\"ibs_fetch\":2,\"exact\":2,\"inexact\":0,\"ip_differs\":0,"
+			 "\"fetch_lat_mean\":10.0000,\"fetch_lat_q1\":5,\"fetch_lat_median\":10,"
+			 "\"fetch_lat_q3\":15,\"fetch_lat_max\":20,\"fetch_completed\":2,\"ic_miss\":1,"
+			 "\"ic_miss_pct\":50.0000,\"page_size\":{\"2M\":2}}");
+	row.ibs = &op;
+	row_expect(&row, "{\"event\":null,\"samples\":3,\"period\":30,\"overhead\":0.0000,"
+			 "\"ibs_op\":1,\"exact\":1,\"inexact\":0,\"ip_differs\":0,\"ops\":1,"
+			 "\"branches\":0,\"branch_taken\":0,\"branch_mispredicted\":0,"
+			 "\"branch_taken_pct\":0.0000,\"branch_mispredicted_pct\":0.0000,\"loads\":1,"
+			 "\"stores\":1,\"dc_miss\":1,\"dc_miss_pct\":50.0000,\"dtlb_l1_miss\":0,"
+			 "\"dtlb_l2_miss\":0,\"data_src\":{}}");
+	/* bad input */
+	op.data_src = NULL;
+	ck_assert_int_eq(pm_json_report_row(&row, want, sizeof(want)), -EINVAL);
+	row.ibs = NULL;
+	row.keys = bad_key;
+	row.nr_keys = 1;
+	ck_assert_int_eq(pm_json_report_row(&row, want, sizeof(want)), -EINVAL);
+	row.keys = NULL;
+	ck_assert_int_eq(pm_json_report_row(&row, want, sizeof(want)), -EINVAL);
+	ck_assert_int_eq(pm_json_report_row(NULL, want, sizeof(want)), -EINVAL);
+	row.nr_keys = 0;
+	row.sz = 4;
+	ck_assert_int_eq(pm_json_report_row(&row, want, sizeof(want)), -PM_ERR_STRUCT_SIZE);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -230,6 +326,7 @@ static Suite *json_suite(void)
 	tcase_add_test(tc, test_escape);
 	tcase_add_test(tc, test_sample_by_hand);
 	tcase_add_test(tc, test_record_by_hand);
+	tcase_add_test(tc, test_report_row_by_hand);
 	tcase_add_test(tc, test_file_samples);
 	suite_add_tcase(s, tc);
 	return s;

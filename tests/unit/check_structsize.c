@@ -369,6 +369,14 @@ static int call_json_opts(void *p)
 	return rc > 0 ? 0 : rc ? rc : -1;
 }
 
+static int call_report_row(void *p)
+{
+	char buf[256];
+	int rc = pm_json_report_row(p, buf, sizeof(buf));
+
+	return rc > 0 ? 0 : rc ? rc : -1;
+}
+
 static int call_columns_opts(void *p)
 {
 	pm_file *f = NULL;
@@ -607,6 +615,7 @@ static const struct case_ cases[] = {
 	C(pm_file_chunk, PM_FILE_CHUNK_SZ_V1, data_end, 1, call_file_chunk),
 	C(pm_export_opts, PM_EXPORT_OPTS_SZ_V1, progress_user, 0, call_export_opts),
 	C(pm_json_opts, PM_JSON_OPTS_SZ_V1, dso, 0, call_json_opts),
+	C(pm_report_row, PM_REPORT_ROW_SZ_V1, ibs, 0, call_report_row),
 	C(pm_writer_opts, PM_WRITER_OPTS_SZ_V1, buffer_bytes, 0, call_writer_opts),
 	C(pm_sym_opts, PM_SYM_OPTS_SZ_V1, reserved, 0, call_sym_opts),
 	C(pm_sym_result, PM_SYM_RESULT_SZ_V1, reserved, 1, call_sym_result),
