@@ -235,6 +235,7 @@ PM_API const pm_event *pm_event_list_get(const pm_event_list *list, size_t index
 
 /**
  * @brief **pm_event_attr()** copies the event's attr.
+ * @param ev        the event (pm_event_list_get())
  * @param[out] attr the attr; `attr->size` is the kernel size to open it with
  * @since 0.1
  */

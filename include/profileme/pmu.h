@@ -93,6 +93,7 @@ PM_API const char *pm_pmu_alt_name(const pm_pmu *pmu);
  *
  * Read from the `type` file; when it is missing, the well-known names fall
  * back: software 1, tracepoint 2, breakpoint 5.
+ * @param pmu       the PMU
  * @param[out] type the type
  * @return 0, or a negative error (see the PMU's diagnostics) when the PMU has
  *         no usable type.
@@ -115,6 +116,7 @@ PM_API int pm_pmu_is_uncore(const pm_pmu *pmu);
 
 /**
  * @brief **pm_pmu_cpu_list()** parses the CPU list into numbers.
+ * @param pmu        the PMU
  * @param[out] cpus  caller buffer (may be NULL when @p cap is 0)
  * @param cap        entries available at @p cpus
  * @param[out] n     number of CPUs in the list (may exceed @p cap)
@@ -155,6 +157,7 @@ PM_API unsigned pm_format_width(const pm_format *fmt);
  *
  * Value bit k goes to the k-th set bit of the mask (lowest first), so split
  * fields such as `config:0-7,32-35` work.
+ * @param fmt        the format field
  * @param value      the value
  * @param[out] bits  the bits to OR into the word (other bits zero)
  * @return 0, or -PM_ERR_RANGE when @p value has more bits than the field
@@ -184,6 +187,8 @@ PM_API size_t pm_alias_term_count(const pm_alias *alias);
 PM_API const char *pm_alias_term_name(const pm_alias *alias, size_t index);
 /**
  * @brief **pm_alias_term_value()**: the numeric value of term @p index.
+ * @param alias      the alias
+ * @param index      the term, 0 .. pm_alias_term_count() - 1
  * @param[out] value the value (1 for a bare term)
  * @return 0; 1 when the term is a `?` parameter (no value: the user must give it);
  *         -ERANGE past the end.

@@ -454,6 +454,7 @@ PM_API int pm_raw_ctx_set_big_endian(pm_raw_ctx *ctx, int big_endian);
  * @brief **pm_raw_ctx_set_cpuid()** sets the recording's CPUID string (the
  *        perf.data CPUID feature, e.g. "AuthenticAMD,25,1,1"), used for
  *        AMD errata 1238, 1293 and 1347 (family 0x19, model < 0x10).
+ * @param ctx   the context
  * @param cpuid the string, or NULL to forget it
  * @return 0, -EINVAL, -ENOMEM.
  * @since 0.1
@@ -554,7 +555,13 @@ PM_API int pm_raw_format_json(const pm_raw_decoder *d, const pm_raw_ctx *ctx, co
  * @brief **pm_raw_format_text()** writes a decoded payload as readable
  *        lines (for `script -D`): one line per register with its fields as
  *        `name value`, each line starting with @p prefix and ending in '\\n'.
+ * @param d        the decoder
+ * @param ctx      as for pm_raw_decode_row()
+ * @param payload  the payload
+ * @param len      its length
  * @param prefix   text at the start of each line (e.g. "  "); NULL for none
+ * @param[out] buf destination, as for pm_raw_format_json()
+ * @param cap      bytes at @p buf
  * @return as pm_raw_format_json().
  * @since 0.1
  */
