@@ -14,7 +14,12 @@
 #      Alpha recording (examples/data/profileme-synthetic.data): per-symbol
 #      and per-pc retired/killed, stalled, trapped (by trap name),
 #      mispredicted, PCTR1 latency distribution, and the skid the ProfileMe
-#      PC removes.
+#      PC removes (0 with the seed's driver: its sample ip is the PMPC);
+#   6. the same for the bundled SYNTHETIC AMD Zen 4 IBS recording
+#      (examples/data/ibs-synthetic.data): report and annotate;
+#   7. the ProfileMe facts in pprof (`go tool pprof -top`, when go is there);
+#   8. the recording as a pandas DataFrame through the installed Python
+#      binding (only when installing).
 # Environment: PM_JOBS (default 2), PM_BUILD_ROOT (default ./build-ci),
 # PM_PREFIX (default /usr/local; empty: do not install), PM_SKIP_SETUP=1.
 set -eu
@@ -80,7 +85,9 @@ if [ -n "$prefix" ]; then
 import profileme
 with profileme.open('$root/examples/data/profileme-synthetic.data') as rec:
     df = rec.to_pandas()
-print('profileme', profileme.__version__, '-', len(df), 'synthetic ProfileMe samples; traps:')
-print(df[df.trapped == 1].trap.value_counts().head(5).to_string())
+misp = df.mispredicted.fillna(False).astype(bool)
+print('profileme', profileme.__version__, '-', len(df), 'synthetic ProfileMe samples,',
+      int(misp.sum()), 'mispredicted; the other traps:')
+print(df[(df.trapped == 1) & ~misp].trap.value_counts().head(5).to_string())
 "
 fi
