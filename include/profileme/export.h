@@ -11,7 +11,7 @@
  *
  * | name      | type | meaning |
  * |-----------|------|---------|
- * | time      | u64  | PERF_SAMPLE_TIME (0 when absent) |
+ * | time      | u64  | PERF_SAMPLE_TIME |
  * | pid, tid  | u32  | PERF_SAMPLE_TID |
  * | cpu       | u32  | PERF_SAMPLE_CPU |
  * | ip        | u64  | PERF_SAMPLE_IP |
@@ -25,6 +25,16 @@
  * | raw_ok    | u8   | 1 when the raw payload decoded with the column decoder |
  *
  * (these ::PM_COLUMNS_NBASE base columns first, in this order)
+ *
+ * and, with pm_columns_opts.record_columns, three more base columns after
+ * raw_ok:
+ *
+ * | name       | type | meaning |
+ * |------------|------|---------|
+ * | misc       | u32  | header.misc, whole (cpumode, PERF_RECORD_MISC_EXACT_IP, ...) |
+ * | raw_size   | u32  | PERF_SAMPLE_RAW payload bytes |
+ * | raw_offset | u64  | file offset of the RAW payload (after its u32 size); 0 for a record that came out of a COMPRESSED one and for a live source |
+ *
  * followed, when a raw decoder applies to the recording (ProfileMe, IBS),
  * by one column per decoded field (pm_raw_field_name()), u64 for numbers,
  * registers and addresses, u8 for booleans and codes (names via
@@ -32,6 +42,17 @@
  * invalid by the hardware (IBS) a u8 `<field>_valid` column after each field.
  *
  * Rows come in time order unless the file was opened with raw_order.
+ *
+ * **The bulk read convention** (docs/conventions.md, "Bulk reads"): this is
+ * the library's one bulk sample reader.  A field the sample does not carry
+ * is 0 in its column (time, pid, tid, cpu, addr, ... alike; the period
+ * column falls back to the attr's fixed sample_period); which fields a row
+ * carries is a property of its event: the `event` column indexes the attrs
+ * (pm_file_attr()), whose sample_type says.  A sample that cannot be
+ * decoded (no attr matches its id, damage inside it) is not a row: it is
+ * counted by pm_columns_skipped().  The end is a call that returns 0 with
+ * @c n = 0; a call returns fewer rows than @p cap only at the end (or with
+ * an error), so a caller may stop at the first short batch.
  *
  * **Experimental tier** (profileme/experimental.h): the column reader is
  * #PM_EXPERIMENTAL, exported in the node PROFILEME_EXPERIMENTAL_0.1, and
@@ -84,6 +105,8 @@ struct pm_columns_opts {
 	int threads;
 	/** With @c threads > 1: bytes of data per chunk; 0: 8 MiB.  @since 0.1 */
 	uint64_t chunk_bytes;
+	int record_columns;  /**< 1: also the base columns misc, raw_size and raw_offset
+	                          (after raw_ok, before the decoded fields). @since 0.1 */
 };
 /** Frozen minimum @c sz of struct pm_columns_opts (0.1: the members up to @c event); accepted by
  *  every later release.  See PM_OFFSETOFEND(). */
@@ -113,6 +136,13 @@ PM_EXPERIMENTAL PM_API size_t pm_columns_count(const pm_columns *c);
 
 /** @brief **pm_columns_name()**: name of column @p i, or NULL. @since 0.1 */
 PM_EXPERIMENTAL PM_API const char *pm_columns_name(const pm_columns *c, size_t i);
+
+/**
+ * @brief **pm_columns_index()**: the index of the column named @p name.
+ * @return the index; -ENOENT when no column has that name; -EINVAL (NULL).
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API long pm_columns_index(const pm_columns *c, const char *name);
 
 /** @brief **pm_columns_type()**: ::pm_column_type of column @p i, or -EINVAL. @since 0.1 */
 PM_EXPERIMENTAL PM_API int pm_columns_type(const pm_columns *c, size_t i);

@@ -7,7 +7,7 @@
  * A ::pm_file streams its records through a bounded read window: the file is
  * never mapped or read whole, so memory does not grow with the file size.
  * Records are handed out in place in the window when possible (pointers stay
- * valid until the next pm_file_next() / pm_file_read_samples() call).
+ * valid until the next pm_file_next() call).
  *
  * Order.  By default records come out sorted by time the way `perf script`
  * and `perf report` sort them: records that carry a time stamp are buffered
@@ -156,30 +156,6 @@ struct pm_file_record {
 /** Frozen minimum @c sz of struct pm_file_record (0.1: the members up to @c offset); accepted by
  *  every later release.  See PM_OFFSETOFEND(). */
 #define PM_FILE_RECORD_SZ_V1 PM_OFFSETOFEND(struct pm_file_record, offset)
-
-/**
- * @brief One sample as a fixed-layout row for bulk consumers (numpy columns).
- *
- * The layout is frozen for this release: 8-byte fields first, no padding
- * holes (sizeof == 72).  A field the sample does not carry is 0 (cpu, pid and
- * tid: UINT32_MAX; time: PM_FILE_NO_TIME).
- */
-struct pm_sample_row {
-	uint64_t time;         /**< PERF_SAMPLE_TIME. */
-	uint64_t ip;           /**< PERF_SAMPLE_IP. */
-	uint64_t addr;         /**< PERF_SAMPLE_ADDR. */
-	uint64_t period;       /**< PERF_SAMPLE_PERIOD. */
-	uint64_t id;           /**< PERF_SAMPLE_ID or IDENTIFIER. */
-	uint64_t raw_offset;   /**< File offset of the RAW payload (after its u32 size), or
-	                            UINT64_MAX (no RAW, or a decompressed record). */
-	uint32_t pid;          /**< PERF_SAMPLE_TID pid. */
-	uint32_t tid;          /**< PERF_SAMPLE_TID tid. */
-	uint32_t cpu;          /**< PERF_SAMPLE_CPU cpu. */
-	int32_t event_idx;     /**< Attr index (pm_file_attr()), -1 if unknown. */
-	uint32_t raw_size;     /**< PERF_SAMPLE_RAW size, 0 if none. */
-	uint16_t misc;         /**< header.misc (cpumode in bits 0-2). */
-	uint16_t reserved;     /**< Zero. */
-};
 
 /**
  * @brief **pm_file_open()** opens a perf.data file (file or pipe format).
@@ -557,18 +533,15 @@ PM_API int pm_file_record_parse(const pm_file *f, const struct pm_file_record *r
 				struct pm_record *out);
 
 /**
- * @brief **pm_file_read_samples()** fills rows with the next samples,
- *        skipping other records (whose metadata is still taken into account).
- * @param f         the file
- * @param[out] rows caller array of @p cap rows
- * @param cap       number of rows at @p rows
- * @param[out] n    number of rows filled
- * @return 1 when rows were filled and more may follow, 0 at the end (with
- *         *n possibly > 0), or a negative code as pm_file_next() (rows filled
- *         before the error are counted in *n).
+ * @brief **pm_file_min_sample_size()** gives the size of the smallest SAMPLE
+ *        record the file's attrs allow (pm_sample_layout_min_size() of each
+ *        attr whose layout is known): data_size / this bounds the number of
+ *        samples, for a bulk reader sizing its buffers (pm_columns).
+ * @param f  the file
+ * @return bytes (>= 8), or 0 when no attr has a known layout (or @p f is NULL).
  * @since 0.1
  */
-PM_API int pm_file_read_samples(pm_file *f, struct pm_sample_row *rows, size_t cap, size_t *n);
+PM_API size_t pm_file_min_sample_size(const pm_file *f);
 
 /* ------------------------------------------------------------------ */
 /** @name Tracepoint formats from the recording (HEADER_TRACING_DATA)

@@ -262,6 +262,18 @@ PM_API size_t pm_sample_layout_trailer_size(const pm_sample_layout *layout);
  */
 PM_API size_t pm_sample_layout_fixed_size(const pm_sample_layout *layout);
 
+/**
+ * @brief **pm_sample_layout_min_size()** gives the size of the smallest
+ *        PERF_RECORD_SAMPLE of this layout, header included: the 8-byte
+ *        header and pm_sample_layout_fixed_size(), rounded up to 8 (the
+ *        kernel pads every record to 8 bytes).  A bulk reader divides a
+ *        data size by it to bound the number of samples.
+ * @param layout the layout
+ * @return bytes (>= 8); 0 if @p layout is NULL.
+ * @since 0.1
+ */
+PM_API size_t pm_sample_layout_min_size(const pm_sample_layout *layout);
+
 /** @} */
 
 /* ------------------------------------------------------------------------ */

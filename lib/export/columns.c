@@ -12,8 +12,11 @@
 
 enum {
 	COL_TIME, COL_PID, COL_TID, COL_CPU, COL_IP, COL_PERIOD, COL_ADDR, COL_ID, COL_EVENT,
-	COL_CPUMODE, COL_CALLCHAIN_NR, COL_CALLCHAIN_MARKERS, COL_RAW_OK, COL_BASE_COUNT
+	COL_CPUMODE, COL_CALLCHAIN_NR, COL_CALLCHAIN_MARKERS, COL_RAW_OK,
+	/* with pm_columns_opts.record_columns only */
+	COL_MISC, COL_RAW_SIZE, COL_RAW_OFFSET, COL_BASE_COUNT
 };
+#define COL_DEFAULT_COUNT COL_MISC /* the base columns every reader has */
 
 static const struct {
 	const char *name;
@@ -27,8 +30,11 @@ static const struct {
 	[COL_CALLCHAIN_NR] = { "callchain_nr", PM_COL_U32 },
 	[COL_RAW_OK] = { "raw_ok", PM_COL_U8 },
 	[COL_CALLCHAIN_MARKERS] = { "callchain_markers", PM_COL_U32 },
+	[COL_MISC] = { "misc", PM_COL_U32 },
+	[COL_RAW_SIZE] = { "raw_size", PM_COL_U32 },
+	[COL_RAW_OFFSET] = { "raw_offset", PM_COL_U64 },
 };
-typedef char pm_columns_nbase_matches[COL_BASE_COUNT == PM_COLUMNS_NBASE ? 1 : -1];
+typedef char pm_columns_nbase_matches[COL_DEFAULT_COUNT == PM_COLUMNS_NBASE ? 1 : -1];
 
 static size_t pm_col_width(int type)
 {
@@ -85,8 +91,8 @@ int pm_raw_ctx_new_from_file(pm_raw_ctx **out, const pm_file *f)
 	return 0;
 }
 
-static int pm_columns_add(pm_columns *c, const char *name, size_t name_len, int type, int field,
-			  int valid_of)
+static int pm_columns_add(pm_columns *c, const char *name, size_t name_len, int type, int base,
+			  int field, int valid_of)
 {
 	struct pm_column *col;
 	struct pm_column *cols;
@@ -102,6 +108,7 @@ static int pm_columns_add(pm_columns *c, const char *name, size_t name_len, int 
 	if (!col->name)
 		return -ENOMEM;
 	col->type = type;
+	col->base = base;
 	col->field = field;
 	col->valid_of = valid_of;
 	c->ncols++;
@@ -151,6 +158,7 @@ int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_colum
 	c->threads = o.threads > 1 ? PM_MIN(o.threads, 256) : 1;
 	c->chunk_bytes = o.chunk_bytes ? o.chunk_bytes : (8ull << 20);
 	c->no_raw = o.no_raw;
+	c->record_columns = o.record_columns;
 	if (o.decoder && !(c->decoder_name = strdup(o.decoder))) {
 		err = -ENOMEM;
 		goto fail;
@@ -208,9 +216,9 @@ int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_colum
 				c->dec_for_attr[i] = 1;
 		}
 	}
-	for (size_t i = 0; i < COL_BASE_COUNT; i++) {
+	for (size_t i = 0; i < (o.record_columns ? COL_BASE_COUNT : COL_DEFAULT_COUNT); i++) {
 		err = pm_columns_add(c, pm_base_cols[i].name, strlen(pm_base_cols[i].name),
-				     pm_base_cols[i].type, -1, -1);
+				     pm_base_cols[i].type, (int)i, -1, -1);
 		if (err)
 			goto fail;
 	}
@@ -230,13 +238,13 @@ int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_colum
 			int kind = pm_raw_field_kind(c->dec, i);
 			int type = (kind == PM_RAW_KIND_BOOL || kind == PM_RAW_KIND_CODE) ? PM_COL_U8 : PM_COL_U64;
 
-			err = pm_columns_add(c, name, strlen(name), type, (int)i, -1);
+			err = pm_columns_add(c, name, strlen(name), type, -1, (int)i, -1);
 			if (!err && validity) {
 				char vname[128];
 				int n = snprintf(vname, sizeof(vname), "%s_valid", name);
 
 				err = pm_columns_add(c, vname, (size_t)PM_MIN(n, (int)sizeof(vname) - 1),
-						     PM_COL_U8, -1, (int)i);
+						     PM_COL_U8, -1, -1, (int)i);
 			}
 			if (err)
 				goto fail;
@@ -257,6 +265,16 @@ size_t pm_columns_count(const pm_columns *c)
 const char *pm_columns_name(const pm_columns *c, size_t i)
 {
 	return c && i < c->ncols ? c->cols[i].name : NULL;
+}
+
+long pm_columns_index(const pm_columns *c, const char *name)
+{
+	if (!c || !name)
+		return pm__err(EINVAL, "pm_columns_index: NULL argument");
+	for (size_t i = 0; i < c->ncols; i++)
+		if (!strcmp(c->cols[i].name, name))
+			return (long)i;
+	return -ENOENT;
 }
 
 int pm_columns_type(const pm_columns *c, size_t i)
@@ -354,6 +372,11 @@ static inline void pm_columns_base_vals(const pm_columns *c, const struct pm__sr
 	v[COL_CALLCHAIN_NR] = s->callchain_nr;
 	v[COL_CALLCHAIN_MARKERS] = s->callchain_markers;
 	v[COL_RAW_OK] = 0;
+	v[COL_MISC] = r->misc;
+	v[COL_RAW_SIZE] = s->raw ? s->raw_size : 0;
+	/* 0 = none: no RAW, a decompressed record, a live source */
+	v[COL_RAW_OFFSET] = s->raw && c->src.file_offsets && !r->from_comp ?
+				    r->offset + (uint64_t)(s->raw - r->data) : 0;
 }
 
 /* One wanted base column of the fast path: where the next row's value goes. */
@@ -367,12 +390,13 @@ struct pm_col_op {
  * Per attr and wanted column, how the direct path gets the value: a load at
  * byte offset off of the record (0: the constant k instead).  Valid for
  * attrs whose layout the sample core handles with nothing past the fixed
- * prefix (no READ, CALLCHAIN, RAW): then a record of at least prefix_end
- * bytes holds every field, with no further check to make.
+ * prefix (no READ, CALLCHAIN, RAW): then a record of exactly prefix_end
+ * bytes holds every field, with no further check to make (another size
+ * takes the general path, where pm_sample_parse() refuses it).
  */
 struct pm_col_plan {
 	bool ok;
-	uint32_t min_size;
+	uint32_t size;
 	uint16_t off[COL_BASE_COUNT];
 	uint64_t k[COL_BASE_COUNT];
 };
@@ -388,7 +412,7 @@ static void pm_columns_plan(const pm_columns *c, size_t attr, const struct pm_co
 	if (!d.ok || !a)
 		return;
 	pl->ok = true;
-	pl->min_size = d.min_size;
+	pl->size = d.size;
 	for (size_t j = 0; j < nop; j++) {
 		switch (op[j].src) {
 		case COL_TIME: pl->off[j] = d.off_time; break;
@@ -436,7 +460,8 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 
 			if ((pass == 0 && w != 8) || (pass == 1 && w != 4) || (pass == 2 && w != 1))
 				continue;
-			op[n64 + n32 + n8] = (struct pm_col_op){ base[i], stride[i], i };
+			op[n64 + n32 + n8] = (struct pm_col_op){ base[i], stride[i],
+								 (size_t)c->cols[i].base };
 			if (w == 8)
 				n64++;
 			else if (w == 4)
@@ -471,7 +496,7 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 			}
 		}
 		if (r.attr_idx >= 0 && (size_t)r.attr_idx < nplans && plans[r.attr_idx].ok &&
-		    r.size >= plans[r.attr_idx].min_size) {
+		    r.size == plans[r.attr_idx].size) {
 			const struct pm_col_plan *pl = &plans[r.attr_idx];
 			const uint8_t *b = r.data;
 
@@ -545,7 +570,11 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 	for (size_t i = 0; i < ncols; i++)
 		if (base[i]) {
 			act[nact++] = i;
-			if (i >= COL_BASE_COUNT || (i == COL_RAW_OK && c->dec))
+			int b = c->cols[i].base;
+
+			/* decoded fields, raw_ok with a decoder and the record
+			 * columns take the general path */
+			if (b < 0 || b >= COL_DEFAULT_COUNT || (b == COL_RAW_OK && c->dec))
 				need_raw = true;
 		}
 	if (!need_raw)
@@ -577,8 +606,8 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 			const struct pm_column *col = &c->cols[i];
 			uint64_t v;
 
-			if (i < COL_BASE_COUNT)
-				v = base_vals[i];
+			if (col->base >= 0)
+				v = base_vals[col->base];
 			else if (!raw_ok)
 				v = 0;
 			else if (col->valid_of >= 0)

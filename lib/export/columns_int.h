@@ -15,6 +15,7 @@
 struct pm_column {
 	char *name;
 	int type;
+	int base;	/* COL_* of a base column, -1 for a decoded one */
 	int field;	/* raw field index, -1 for base columns */
 	int valid_of;	/* for a `_valid` column: the raw field index, else -1 */
 };
@@ -40,6 +41,7 @@ struct pm_columns {
 	uint64_t chunk_bytes;
 	char *decoder_name; /* the forced decoder (opts.decoder), or NULL */
 	int no_raw;
+	int record_columns;
 	struct pm__columns_mt *mt;
 };
 

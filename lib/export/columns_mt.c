@@ -60,7 +60,7 @@ static void pmcm_decode(struct pm__columns_mt *m, size_t k)
 	struct pm_file_opts fo = { .sz = sizeof(fo), .window_size = f->win_cap,
 				   .reorder_max_bytes = f->reorder_max, .strict = f->strict };
 	struct pm_columns_opts co = { .sz = sizeof(co), .event = c->event, .decoder = c->decoder_name,
-				      .no_raw = c->no_raw };
+				      .no_raw = c->no_raw, .record_columns = c->record_columns };
 	size_t offs[PM_COLUMNS_MAX_];
 	pm_file *g = NULL;
 	pm_columns *s = NULL;

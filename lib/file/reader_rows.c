@@ -119,6 +119,7 @@ void pm__source_file(struct pm__source *s, pm_file *f)
 {
 	s->impl = f;
 	s->be = f->be;
+	s->file_offsets = true;
 	s->next = pmf_source_next;
 	s->nr_attrs = pmf_source_nr_attrs;
 	s->attr = pmf_source_attr;
@@ -126,53 +127,17 @@ void pm__source_file(struct pm__source *s, pm_file *f)
 	s->sample = pmf_source_sample;
 }
 
-/* rows are stored whole; no padding bytes may leak */
-typedef char pmf_row_has_no_padding[sizeof(struct pm_sample_row) == 6 * 8 + 5 * 4 + 2 * 2 ? 1 : -1];
-
-int pm_file_read_samples(pm_file *f, struct pm_sample_row *rows, size_t cap, size_t *n)
+size_t pm_file_min_sample_size(const pm_file *f)
 {
-	struct pmf_rec r;
-	size_t k = 0;
-	int rc = 1;
+	size_t best = 0;
 
-	if (!f || !n || (cap && !rows))
-		return pm__err(EINVAL, "pm_file_read_samples: NULL argument");
-	while (k < cap) {
-		struct pm_sample_row o;
-		struct pm__score s;
-		uint64_t p;
+	for (size_t i = 0; f && i < f->nr_ev; i++) {
+		size_t n = f->ev[i].layout ? pm_sample_layout_min_size(f->ev[i].layout) : 0;
 
-		rc = pmf_next_inl(f, &r);
-		if (rc <= 0)
-			break;
-		if (r.type != PM_RECORD_SAMPLE || r.attr_idx < 0)
-			continue;
-		rc = pmf_sample_core(f, &r, &s, &p);
-		if (rc < 0)
-			break;
-		o.time = (p & PM_SAMPLE_TIME) ? s.time : PM_FILE_NO_TIME;
-		o.ip = s.ip;
-		o.addr = s.addr;
-		o.period = s.period;
-		o.id = s.id;
-		o.raw_offset = UINT64_MAX;
-		o.pid = (p & PM_SAMPLE_TID) ? s.pid : UINT32_MAX;
-		o.tid = (p & PM_SAMPLE_TID) ? s.tid : UINT32_MAX;
-		o.cpu = (p & PM_SAMPLE_CPU) ? s.cpu : UINT32_MAX;
-		o.event_idx = r.attr_idx;
-		o.raw_size = 0;
-		o.misc = r.misc;
-		o.reserved = 0;
-		if (p & PM_SAMPLE_RAW) {
-			o.raw_size = s.raw_size;
-			if (!r.from_comp && s.raw)
-				o.raw_offset = r.offset + (uint64_t)(s.raw - r.data);
-		}
-		rows[k++] = o; /* every member set: the struct has no padding */
-		rc = 1;
+		if (n && (!best || n < best))
+			best = n;
 	}
-	*n = k;
-	return rc;
+	return best;
 }
 
 int pm_file_record_parse(const pm_file *f, const struct pm_file_record *rec, struct pm_record *out)

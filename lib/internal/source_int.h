@@ -33,7 +33,8 @@ struct pm__srec {
 
 struct pm__source {
 	void *impl;
-	bool be; /* byte order of the records */
+	bool be;           /* byte order of the records */
+	bool file_offsets; /* pm__srec.offset is a file offset */
 	/* The next SAMPLE: 1; 0 at the end (live: nothing more in the rings
 	 * now); <0 an error of the source (records before it were handed out). */
 	int (*next)(void *impl, struct pm__srec *r);

@@ -201,3 +201,8 @@ size_t pm_sample_layout_fixed_size(const pm_sample_layout *layout)
 {
 	return layout ? layout->fixed_size : 0;
 }
+
+size_t pm_sample_layout_min_size(const pm_sample_layout *layout)
+{
+	return layout ? ((size_t)8 + layout->fixed_size + 7) & ~(size_t)7 : 0;
+}

@@ -131,8 +131,11 @@ static inline int pm__sample_core(const pm_sample_layout *l, const uint8_t *b, s
 			return 1;
 		o->raw = b + pos + 4;
 		o->raw_size = sz;
+		pos += 4 + (size_t)sz;
 	}
-	return 0;
+	/* a SAMPLE is exactly its fields: a longer one is pm_sample_parse()'s
+	 * to refuse */
+	return pos != end;
 }
 
 /*
@@ -154,14 +157,15 @@ PM_HIDDEN void pm__plan_positions(const struct pm_attr *attr, struct pm__plan_po
 
 /*
  * Direct loads for bulk readers: when a layout has nothing past the fixed
- * prefix (no READ, CALLCHAIN, RAW, nor any later field), a SAMPLE of at
- * least min_size bytes holds every field at these offsets from the record
- * start (0: the field is absent); no further check is needed.  ok is false
- * otherwise (then pm__sample_core() or pm_sample_parse() decode it).
+ * prefix (no READ, CALLCHAIN, RAW, nor any later field), a SAMPLE of exactly
+ * size bytes holds every field at these offsets from the record start (0:
+ * the field is absent); no further check is needed (any other size is
+ * pm_sample_parse()'s to refuse).  ok is false otherwise (then
+ * pm__sample_core() or pm_sample_parse() decode it).
  */
 struct pm__plan_direct {
 	bool ok;
-	uint32_t min_size;
+	uint32_t size;
 	uint16_t off_id, off_ip, off_tid, off_time, off_addr, off_cpu, off_period;
 };
 
@@ -172,7 +176,7 @@ static inline void pm__plan_direct(const pm_sample_layout *l, struct pm__plan_di
 	    (l->sample_type & (PM_SAMPLE_READ | PM_SAMPLE_CALLCHAIN | PM_SAMPLE_RAW)))
 		return;
 	d->ok = true;
-	d->min_size = l->prefix_end;
+	d->size = l->prefix_end;
 	d->off_id = l->off_id;
 	d->off_ip = l->off_ip;
 	d->off_tid = l->off_tid;

@@ -10,7 +10,7 @@
 #   perf script / profileme script with perf's default fields
 #   perf script -F comm,pid,tid,time,period,event,ip (the fields --json has)
 #       / profileme script --json
-#   bench_parse: pm_file_read_samples, every sample, no output: time-sorted
+#   bench_parse: the bulk reader (pm_columns_read_rows), every sample, no output: time-sorted
 #       (like perf script) and in file order (pm_file_opts.raw_order)
 #   cat FILE (to /dev/null): reading the file
 # Goals (issue 18): script >= 10x perf script for each field set; time-sorted

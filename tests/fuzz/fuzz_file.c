@@ -8,7 +8,8 @@
  *   bit 1: raw_order (no time sorting)
  *   bit 2: keep_compressed
  *   bit 3: a small read window (4 KiB) and reorder bound (64 KiB)
- *   bit 4: read rows with pm_file_read_samples() instead of pm_file_next();
+ *   bit 4: read rows with pm_columns_read_rows() (base and record columns,
+ *          packed) instead of pm_file_next();
  *          with bit 6 set, the exporters instead (symbols off): bit 7 clear:
  *          pm_export_stacks(); bit 7 set: pm_export_pprof() to /dev/null
  *   bit 5: (with bit 4 clear) read columns with pm_columns (profileme/export.h):
@@ -241,16 +242,40 @@ static void walk_records(pm_file *f)
 	pm_raw_ctx_free(jctx);
 }
 
+/* Rows of the base and record columns (no decoded fields) packed one after
+ * another in a row, through pm_columns_read_rows(). */
 static void walk_rows(pm_file *f)
 {
-	struct pm_sample_row rows[64];
+	struct pm_columns_opts o;
+	static uint8_t rows[64 * 128];
+	size_t off[32], row = 0, ncols;
+	pm_columns *c = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.sz = sizeof(o);
+	o.event = -1;
+	o.no_raw = 1;
+	o.record_columns = 1;
+	if (pm_columns_new_from_file(&c, f, &o) != 0) {
+		PM_FUZZ_ASSERT(c == NULL);
+		return;
+	}
+	ncols = pm_columns_count(c);
+	PM_FUZZ_ASSERT(ncols == PM_COLUMNS_NBASE + 3);
+	for (size_t i = 0; i < ncols; i++) {
+		off[i] = row;
+		row += pm_columns_width(c, i);
+	}
+	PM_FUZZ_ASSERT(row <= 128);
 	for (int n = 0; n < 10000; n++) {
 		size_t got = 0;
-		int rc = pm_file_read_samples(f, rows, 64, &got);
+		int rc = pm_columns_read_rows(c, rows, row, off, ncols, 64, &got);
+
 		PM_FUZZ_ASSERT(got <= 64);
-		if (rc <= 0)
+		if (rc < 0 || got < 64)
 			break;
 	}
+	pm_columns_free(c);
 }
 
 static void walk_columns(pm_file *f, int base_only)

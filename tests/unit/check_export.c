@@ -201,6 +201,99 @@ START_TEST(test_rows_match)
 }
 END_TEST
 
+/* The record columns (misc, raw_size, raw_offset) and the absent-field
+ * convention (0), checked against pm_file_next() / pm_file_sample() and
+ * against the file's own bytes at raw_offset. */
+START_TEST(test_record_columns)
+{
+	struct pm_columns_opts o = { .sz = sizeof(o), .event = -1, .record_columns = 1 };
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	enum { CAP = 5 };
+	uint64_t time[CAP], addr[CAP], raw_offset[CAP];
+	uint32_t misc[CAP], raw_size[CAP], cpu[CAP];
+	uint8_t cpumode[CAP], payload[512];
+	void *bufs[64] = { 0 };
+	pm_file *f, *g;
+	pm_columns *c;
+	size_t n, got = 0, min_seen = SIZE_MAX;
+	FILE *raw;
+	int rc;
+
+	ck_assert_int_eq(pm_file_open(&f, SYNTH, NULL), 0);
+	ck_assert_int_eq(pm_file_open(&g, SYNTH, NULL), 0);
+	raw = fopen(SYNTH, "rb");
+	ck_assert_ptr_nonnull(raw);
+	ck_assert_int_eq(pm_columns_new_from_file(&c, f, &o), 0);
+	/* after raw_ok, before the decoded fields */
+	ck_assert_int_eq(pm_columns_index(c, "raw_ok"), PM_COLUMNS_NBASE - 1);
+	ck_assert_int_eq(pm_columns_index(c, "misc"), PM_COLUMNS_NBASE);
+	ck_assert_int_eq(pm_columns_index(c, "raw_size"), PM_COLUMNS_NBASE + 1);
+	ck_assert_int_eq(pm_columns_index(c, "raw_offset"), PM_COLUMNS_NBASE + 2);
+	ck_assert_ptr_nonnull(pm_columns_decoder(c));
+	ck_assert_int_eq(pm_columns_index(c, pm_raw_field_name(pm_columns_decoder(c), 0)), PM_COLUMNS_NBASE + 3);
+	ck_assert_int_eq(pm_columns_index(c, "no such column"), -ENOENT);
+	ck_assert_int_eq(pm_columns_index(NULL, "pc"), -EINVAL);
+	ck_assert_int_eq(pm_columns_type(c, PM_COLUMNS_NBASE), PM_COL_U32);
+	ck_assert_int_eq(pm_columns_type(c, PM_COLUMNS_NBASE + 2), PM_COL_U64);
+	ck_assert_uint_le(pm_columns_count(c), 64);
+	bufs[pm_columns_index(c, "time")] = time;
+	bufs[pm_columns_index(c, "addr")] = addr;
+	bufs[pm_columns_index(c, "cpu")] = cpu;
+	bufs[pm_columns_index(c, "cpumode")] = cpumode;
+	bufs[PM_COLUMNS_NBASE] = misc;
+	bufs[PM_COLUMNS_NBASE + 1] = raw_size;
+	bufs[PM_COLUMNS_NBASE + 2] = raw_offset;
+	do {
+		rc = pm_columns_read(c, bufs, pm_columns_count(c), CAP, &n);
+		ck_assert_int_eq(rc, 0);
+		for (size_t i = 0; i < n; i++) {
+			struct pm_sample smp = { .sz = sizeof(smp) };
+			const struct pm_attr *a;
+
+			do
+				ck_assert_int_eq(pm_file_next(g, &rec), 1);
+			while (rec.type != PM_RECORD_SAMPLE);
+			ck_assert_int_eq(pm_file_sample(g, &rec, &smp), 0);
+			if (rec.size < min_seen)
+				min_seen = rec.size;
+			a = pm_file_attr(g, (size_t)rec.attr_idx);
+			ck_assert_uint_eq(misc[i], rec.misc);
+			ck_assert_uint_eq(cpumode[i], rec.misc & 7);
+			ck_assert_uint_eq(raw_size[i], smp.raw.size);
+			ck_assert_uint_eq(time[i], (a->sample_type & PM_SAMPLE_TIME) ? smp.time : 0);
+			ck_assert_uint_eq(cpu[i], (a->sample_type & PM_SAMPLE_CPU) ? smp.cpu : 0);
+			/* absent: 0 */
+			if (!(a->sample_type & PM_SAMPLE_ADDR))
+				ck_assert_uint_eq(addr[i], 0);
+			ck_assert_uint_gt(raw_offset[i], 0);
+			ck_assert_uint_le(raw_size[i], sizeof(payload));
+			ck_assert_int_eq(fseek(raw, (long)raw_offset[i], SEEK_SET), 0);
+			ck_assert_uint_eq(fread(payload, 1, raw_size[i], raw), raw_size[i]);
+			ck_assert_int_eq(memcmp(payload, smp.raw.data, raw_size[i]), 0);
+		}
+		got += n;
+	} while (n == CAP);
+	ck_assert_uint_gt(got, 100);
+	while ((rc = pm_file_next(g, &rec)) == 1)
+		ck_assert_uint_ne(rec.type, PM_RECORD_SAMPLE);
+	ck_assert_int_eq(rc, 0);
+	/* the size bound of the bulk reader: no SAMPLE is smaller */
+	ck_assert_uint_ge(pm_file_min_sample_size(f), 16);
+	ck_assert_uint_le(pm_file_min_sample_size(f), min_seen);
+	ck_assert_uint_eq(pm_file_min_sample_size(f) % 8, 0);
+	ck_assert_uint_eq(pm_file_min_sample_size(NULL), 0);
+	pm_columns_free(c);
+	/* without the option: not there, the decoded fields follow raw_ok */
+	ck_assert_int_eq(pm_columns_new_from_file(&c, f, NULL), 0);
+	ck_assert_int_eq(pm_columns_index(c, "misc"), -ENOENT);
+	ck_assert_int_eq(pm_columns_index(c, pm_raw_field_name(pm_columns_decoder(c), 0)), PM_COLUMNS_NBASE);
+	pm_columns_free(c);
+	fclose(raw);
+	pm_file_close(g);
+	pm_file_close(f);
+}
+END_TEST
+
 START_TEST(test_options_and_errors)
 {
 	struct pm_columns_opts o = { .sz = sizeof(o), .event = 0 };
@@ -474,6 +567,7 @@ static Suite *export_suite(void)
 	tcase_add_test(tc, test_schema);
 	tcase_add_test(tc, test_columns_match);
 	tcase_add_test(tc, test_rows_match);
+	tcase_add_test(tc, test_record_columns);
 	tcase_add_test(tc, test_options_and_errors);
 	tcase_add_test(tc, test_raw_ctx_from_file);
 	tcase_add_test(tc, test_folded);

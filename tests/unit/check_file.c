@@ -2,6 +2,7 @@
 /* perf.data reader tests on hand-built files (both byte orders, every attr
  * size, several attrs, damage, pipe mode through a descriptor). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -859,6 +860,35 @@ static void data_many(struct fb *f)
 	}
 }
 
+/* The base columns these tests read, through the one bulk reader. */
+struct brow {
+	uint64_t time, ip, period;
+	uint32_t tid, cpu;
+	int32_t event;
+};
+
+static pm_columns *brow_reader(pm_file *pf, size_t *off, size_t noff)
+{
+	static const struct { const char *name; size_t off; } cols[] = {
+		{ "time", offsetof(struct brow, time) }, { "ip", offsetof(struct brow, ip) },
+		{ "period", offsetof(struct brow, period) }, { "tid", offsetof(struct brow, tid) },
+		{ "cpu", offsetof(struct brow, cpu) }, { "event", offsetof(struct brow, event) },
+	};
+	pm_columns *c = NULL;
+
+	ck_assert_int_eq(pm_columns_new_from_file(&c, pf, NULL), 0);
+	ck_assert_uint_le(pm_columns_count(c), noff);
+	for (size_t i = 0; i < noff; i++)
+		off[i] = SIZE_MAX;
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		long k = pm_columns_index(c, cols[i].name);
+
+		ck_assert_int_ge(k, 0);
+		off[k] = cols[i].off;
+	}
+	return c;
+}
+
 START_TEST(test_stream_rows)
 {
 	struct fb f = { .be = _i != 0 };
@@ -866,33 +896,40 @@ START_TEST(test_stream_rows)
 			    .ids = { 1 }, .nids = 1, .name = "e" };
 	struct pm_file_opts o = { .sz = sizeof(o), .window_size = 64 << 10,
 				  .reorder_max_bytes = 1 << 20 };
-	struct pm_sample_row rows[1000];
+	static struct brow rows[1000];
+	size_t off[64];
+	pm_columns *c;
 	pm_file *pf;
 	const char *path;
 	uint64_t total = 0, last = 0;
 	size_t n;
 	int rc;
 
-	ck_assert_uint_eq(sizeof(struct pm_sample_row), 72);
 	n_many = pm_test_scale(100000, 30000);
 	fb_file(&f, &at, 1, data_many, NULL);
 	path = fb_write(&f);
 	ck_assert_int_eq(pm_file_open(&pf, path, &o), 0);
+	c = brow_reader(pf, off, 64);
 	do {
-		rc = pm_file_read_samples(pf, rows, 1000, &n);
-		ck_assert_int_ge(rc, 0);
+		rc = pm_columns_read_rows(c, rows, sizeof(rows[0]), off, 64, 1000, &n);
+		ck_assert_int_eq(rc, 0);
 		for (size_t i = 0; i < n; i++) {
 			ck_assert_uint_eq(rows[i].ip, 0x1000 + total);
 			ck_assert_uint_eq(rows[i].period, total);
 			ck_assert_uint_eq(rows[i].cpu, total & 3);
 			ck_assert_uint_eq(rows[i].tid, 8);
-			ck_assert_int_eq(rows[i].event_idx, 0);
+			ck_assert_int_eq(rows[i].event, 0);
 			ck_assert_uint_ge(rows[i].time, last);
 			last = rows[i].time;
 			total++;
 		}
-	} while (rc > 0);
+	} while (n == 1000);
 	ck_assert_uint_eq(total, n_many);
+	/* the end: 0 rows, no error */
+	ck_assert_int_eq(pm_columns_read_rows(c, rows, sizeof(rows[0]), off, 64, 1000, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(pm_columns_skipped(c), 0);
+	pm_columns_free(c);
 	pm_file_close(pf);
 	unlink(path);
 	free(f.b);
@@ -926,7 +963,9 @@ START_TEST(test_stream_runs)
 	struct fattr at = { .attr = basic_attr(ST_BASIC), .size = PM_ATTR_SIZE_VER8,
 			    .ids = { 1 }, .nids = 1, .name = "e" };
 	struct pm_file_opts o = { .sz = sizeof(o), .window_size = 64 << 10 };
-	struct pm_sample_row rows[777];
+	static struct brow rows[777];
+	size_t coff[64];
+	pm_columns *c;
 	uint64_t total = 0, last = 0, want = 0;
 	pm_file *pf;
 	const char *path;
@@ -970,9 +1009,10 @@ START_TEST(test_stream_runs)
 		fd = p[0];
 		ck_assert_int_eq(pm_file_open_fd(&pf, fd, &o), 0);
 	}
+	c = brow_reader(pf, coff, 64);
 	do {
-		rc = pm_file_read_samples(pf, rows, 777, &n);
-		ck_assert_int_ge(rc, 0);
+		rc = pm_columns_read_rows(c, rows, sizeof(rows[0]), coff, 64, 777, &n);
+		ck_assert_int_eq(rc, 0);
 		for (size_t i = 0; i < n; i++) {
 			ck_assert_uint_gt(rows[i].time, last);
 			last = rows[i].time;
@@ -981,8 +1021,9 @@ START_TEST(test_stream_runs)
 			ck_assert_uint_eq(rows[i].tid, 8);
 			total++;
 		}
-	} while (rc > 0);
+	} while (n == 777);
 	ck_assert_uint_eq(total, want);
+	pm_columns_free(c);
 	pm_file_close(pf);
 	if (child > 0) {
 		int st;

@@ -396,6 +396,7 @@ static void roundtrip(const struct pm_attr *a, const struct opts *o)
 
 		build_sample(&b, a, o, be);
 		ck_assert_int_ge(b.n - 8, pm_sample_layout_fixed_size(l));
+		ck_assert_int_ge(b.n, pm_sample_layout_min_size(l));
 		ck_assert_int_eq(pm_sample_parse(&s, l, b.buf, b.n, be, &off), 0);
 		check_sample(&s, a, o, b.n);
 		p = odd_copy(&b, &base);
@@ -455,6 +456,39 @@ START_TEST(test_read_formats)
 			a.read_format = rf;
 			roundtrip(&a, &o);
 		}
+}
+END_TEST
+
+/* The smallest SAMPLE of a layout, counted by hand from the kernel's
+ * record format (perf_event.h): the header, each fixed u64, a READ block,
+ * the callchain's nr, RAW's u32 size padded to 8. */
+START_TEST(test_min_size)
+{
+	static const struct {
+		uint64_t st, rf;
+		size_t want;
+	} cases[] = {
+		{ PM_SAMPLE_IP | PM_SAMPLE_TID | PM_SAMPLE_TIME, 0, 8 + 3 * 8 },
+		{ PM_SAMPLE_IP | PM_SAMPLE_TID | PM_SAMPLE_TIME | PM_SAMPLE_RAW, 0, 8 + 3 * 8 + 8 },
+		{ PM_SAMPLE_IP | PM_SAMPLE_CALLCHAIN, 0, 8 + 8 + 8 },
+		{ PM_SAMPLE_IP | PM_SAMPLE_READ, PM_FORMAT_TOTAL_TIME_ENABLED | PM_FORMAT_ID, 8 + 8 + 3 * 8 },
+		{ PM_SAMPLE_IDENTIFIER | PM_SAMPLE_CPU | PM_SAMPLE_PERIOD | PM_SAMPLE_STREAM_ID, 0,
+		  8 + 4 * 8 },
+		{ 0, 0, 8 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pm_attr a;
+		pm_sample_layout *l;
+
+		pm_attr_init(&a);
+		a.sample_type = cases[i].st;
+		a.read_format = cases[i].rf;
+		ck_assert_int_eq(pm_sample_layout_new(&l, &a), 0);
+		ck_assert_uint_eq(pm_sample_layout_min_size(l), cases[i].want);
+		pm_sample_layout_free(l);
+	}
+	ck_assert_uint_eq(pm_sample_layout_min_size(NULL), 0);
 }
 END_TEST
 
@@ -1506,6 +1540,7 @@ static Suite *record_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_layout);
+	tcase_add_test(tc, test_min_size);
 	tcase_add_test(tc, test_each_bit_alone);
 	tcase_add_test(tc, test_all_bits);
 	tcase_add_test(tc, test_read_formats);
