@@ -286,27 +286,8 @@ PM_HIDDEN int pmf_next(pm_file *f, struct pmf_rec *r);
 /* reader.c */
 PM_HIDDEN void pmf_out(const pm_file *f, struct pm_file_record *rec, const struct pmf_rec *r);
 
-/* reader_rows.c: the fields of a SAMPLE for bulk readers; 0, or <0 from
- * pm_file_sample() (no attr, unknown layout, damaged record) */
-PM_HIDDEN int pmf_sample_core_slow(const pm_file *f, const struct pmf_rec *r,
-				   struct pm__score *o, uint64_t *present);
-
-static inline int pmf_sample_core(const pm_file *f, const struct pmf_rec *r, struct pm__score *o,
-				  uint64_t *present)
-{
-	if (r->attr_idx >= 0 && (size_t)r->attr_idx < f->nr_ev) {
-		const pm_sample_layout *l = f->ev[r->attr_idx].layout;
-
-		if (l && !pm__sample_core(l, r->data, r->size, f->be, o)) {
-			*present = l->sample_type;
-			return 0;
-		}
-	}
-	return pmf_sample_core_slow(f, r, o, present);
-}
-
 /* ------------------------------------------------------------------ */
-/* hot paths, inline for the bulk readers (reader_rows.c, export/columns.c) */
+/* hot paths, inline for the record iteration and the sample source (reader_rows.c) */
 
 /* The file's name for messages ("%s: ..."), never NULL. */
 #define PMF_NAME(f) ((f)->name ? (const char *)(f)->name : "perf.data")

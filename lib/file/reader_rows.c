@@ -40,23 +40,6 @@ const char *pm_file_attr_layout_error(const pm_file *f, size_t idx)
 	return f->ev[idx].layout_err ? f->ev[idx].layout_err : "no sample layout";
 }
 
-int pmf_sample_core_slow(const pm_file *f, const struct pmf_rec *r, struct pm__score *o,
-			 uint64_t *present)
-{
-	struct pm_file_record rec;
-	struct pm_sample s;
-	int rc;
-
-	rec.sz = sizeof(rec);
-	pmf_out(f, &rec, r);
-	s.sz = sizeof(s);
-	rc = pm_file_sample(f, &rec, &s);
-	if (rc < 0)
-		return rc;
-	pm__score_from_sample(&s, o, present);
-	return 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* the file as a source of samples for the bulk readers (source_int.h) */
 

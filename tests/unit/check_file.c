@@ -936,6 +936,76 @@ START_TEST(test_stream_rows)
 }
 END_TEST
 
+/* A SAMPLE longer than its layout accounts for: pm_file_sample() refuses it,
+ * and the bulk reader skips (and counts) it on its direct path and on its
+ * general one alike, giving the rows of the samples around it. */
+static void data_long(struct fb *f)
+{
+	size_t at;
+
+	fb_sample(f, ST_BASIC, 0, 0x10, 7, 8, 100, 0, 1);
+	at = f->len;
+	fb_sample(f, ST_BASIC, 0, 0x20, 7, 8, 200, 0, 2);
+	fb_u64(f, 0xdeadbeef);
+	pm__st16(f->b + at + 6, (uint16_t)(f->len - at), f->be);
+	fb_sample(f, ST_BASIC, 0, 0x30, 7, 8, 300, 0, 3);
+}
+
+START_TEST(test_long_sample)
+{
+	struct fb f = { .be = _i != 0 };
+	struct fattr at = { .attr = basic_attr(ST_BASIC), .size = PM_ATTR_SIZE_VER8,
+			    .ids = { 1 }, .nids = 1, .name = "e" };
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	const char *path;
+	pm_file *pf;
+	int bad = 0, good = 0;
+
+	fb_file(&f, &at, 1, data_long, NULL);
+	path = fb_write(&f);
+	ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
+	while (pm_file_next(pf, &rec) == 1) {
+		struct pm_sample s = { .sz = sizeof(s) };
+
+		if (rec.type != PM_RECORD_SAMPLE)
+			continue;
+		if (pm_file_sample(pf, &rec, &s) == 0)
+			good++;
+		else
+			bad++;
+	}
+	ck_assert_int_eq(good, 2);
+	ck_assert_int_eq(bad, 1);
+	pm_file_close(pf);
+	for (int record_columns = 0; record_columns < 2; record_columns++) {
+		struct pm_columns_opts o = { .sz = sizeof(o), .event = -1,
+					     .record_columns = record_columns };
+		uint64_t ip[4] = { 0 };
+		void *bufs[32] = { 0 };
+		pm_columns *c;
+		size_t n;
+
+		ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
+		ck_assert_int_eq(pm_columns_new_from_file(&c, pf, &o), 0);
+		bufs[pm_columns_index(c, "ip")] = ip;
+		if (record_columns) { /* misc: the general path */
+			static uint32_t misc[4];
+
+			bufs[pm_columns_index(c, "misc")] = misc;
+		}
+		ck_assert_int_eq(pm_columns_read(c, bufs, pm_columns_count(c), 4, &n), 0);
+		ck_assert_uint_eq(n, 2);
+		ck_assert_uint_eq(ip[0], 0x10);
+		ck_assert_uint_eq(ip[1], 0x30);
+		ck_assert_uint_eq(pm_columns_skipped(c), 1);
+		pm_columns_free(c);
+		pm_file_close(pf);
+	}
+	unlink(path);
+	free(f.b);
+}
+END_TEST
+
 /* Rounds of two or three interleaved time runs (as from several CPU rings)
  * over many 64 KiB windows: queued records are copied out of a read buffer
  * before it is reused; every record must come out whole and in time order.
@@ -1276,6 +1346,7 @@ static Suite *file_suite(void)
 	tcase_add_test(tc, test_bad_magic);
 	tcase_add_loop_test(tc, test_pipe_fd, 0, 2);
 	tcase_add_loop_test(tc, test_stream_rows, 0, 2);
+	tcase_add_loop_test(tc, test_long_sample, 0, 2);
 	tcase_add_loop_test(tc, test_stream_runs, 0, 2);
 	tcase_add_loop_test(tc, test_tracing_formats, 0, 4);
 	tcase_add_loop_test(tc, test_pipe_tail, 0, 2);
