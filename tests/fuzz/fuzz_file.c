@@ -291,10 +291,10 @@ static void walk_columns(pm_file *f, int base_only)
 		return;
 	}
 	ncols = pm_columns_count(c);
-	PM_FUZZ_ASSERT(ncols >= 12 && ncols <= 512);
+	PM_FUZZ_ASSERT(ncols >= PM_COLUMNS_NBASE && ncols <= 512);
 	for (size_t i = 0; i < ncols; i++) {
 		PM_FUZZ_ASSERT(pm_columns_width(c, i) >= 1 && pm_columns_width(c, i) <= 8);
-		bufs[i] = base_only && i >= 11 ? NULL : store[i]; /* 11: raw_ok and later */
+		bufs[i] = base_only && i >= PM_COLUMNS_NBASE - 1 ? NULL : store[i]; /* raw_ok and later */
 	}
 	for (int n = 0; n < 10000; n++) {
 		size_t got = 0;
