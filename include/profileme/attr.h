@@ -41,6 +41,7 @@ extern "C" {
 
 /** @name attr.type values (PERF_TYPE_*)
  *  @{ */
+/** The kernel's PERF_TYPE_* of the same name (one comment for the group). */
 #define PM_TYPE_HARDWARE 0
 #define PM_TYPE_SOFTWARE 1
 #define PM_TYPE_TRACEPOINT 2
@@ -82,6 +83,7 @@ extern "C" {
 
 /** @name attr.read_format bits (PERF_FORMAT_*)
  *  @{ */
+/** The kernel's PERF_FORMAT_* bit of the same name (one comment for the group). */
 #define PM_FORMAT_TOTAL_TIME_ENABLED (1ULL << 0)
 #define PM_FORMAT_TOTAL_TIME_RUNNING (1ULL << 1)
 #define PM_FORMAT_ID (1ULL << 2)
@@ -91,6 +93,7 @@ extern "C" {
 
 /** @name Logical bit numbers of pm_attr::flags (the kernel's attr bitfields, in order)
  *  @{ */
+/** The kernel's attr bitfield of the same name, at its logical bit (one comment for the group). */
 #define PM_ATTR_DISABLED (1ULL << 0)
 #define PM_ATTR_INHERIT (1ULL << 1)
 #define PM_ATTR_PINNED (1ULL << 2)
@@ -133,6 +136,7 @@ extern "C" {
 
 /** @name branch_sample_type bits used by the record parser
  *  @{ */
+/** The kernel's PERF_SAMPLE_BRANCH_* bit of the same name (one comment for the group). */
 #define PM_BRANCH_HW_INDEX (1ULL << 17)
 #define PM_BRANCH_COUNTERS (1ULL << 19)
 /** @} */

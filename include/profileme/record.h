@@ -44,6 +44,7 @@ extern "C" {
 
 /** @name Record types (PERF_RECORD_*): kernel types
  *  @{ */
+/** The kernel's PERF_RECORD_* type of the same name (one comment for the group). */
 #define PM_RECORD_MMAP 1
 #define PM_RECORD_LOST 2
 #define PM_RECORD_COMM 3
@@ -133,6 +134,7 @@ extern "C" {
 
 /** @name Register ABI of REGS_USER / REGS_INTR (PERF_SAMPLE_REGS_ABI_*)
  *  @{ */
+/** The kernel's PERF_SAMPLE_REGS_ABI_* value of the same name (one comment for the group). */
 #define PM_REGS_ABI_NONE 0
 #define PM_REGS_ABI_32 1
 #define PM_REGS_ABI_64 2
@@ -140,12 +142,14 @@ extern "C" {
 
 /** @name Which register set, for pm_sample_reg()
  *  @{ */
+/** PM_REGS_USER: the REGS_USER set; PM_REGS_INTR: the REGS_INTR set. */
 #define PM_REGS_USER 0
 #define PM_REGS_INTR 1
 /** @} */
 
 /** @name Branch types (PERF_BR_*), pm_branch_entry::type
  *  @{ */
+/** The kernel's PERF_BR_* type of the same name (one comment for the group). */
 #define PM_BR_UNKNOWN 0
 #define PM_BR_COND 1
 #define PM_BR_UNCOND 2
@@ -166,6 +170,7 @@ extern "C" {
 
 /** @name EVENT_UPDATE types (PERF_EVENT_UPDATE__*)
  *  @{ */
+/** perf's PERF_EVENT_UPDATE__* type of the same name (one comment for the group). */
 #define PM_EVENT_UPDATE_UNIT 0
 #define PM_EVENT_UPDATE_SCALE 1
 #define PM_EVENT_UPDATE_NAME 2
@@ -174,6 +179,7 @@ extern "C" {
 
 /** @name CPU_MAP encodings (PERF_CPU_MAP__*)
  *  @{ */
+/** perf's PERF_CPU_MAP__* encoding of the same name (one comment for the group). */
 #define PM_CPU_MAP_CPUS 0
 #define PM_CPU_MAP_MASK 1
 #define PM_CPU_MAP_RANGE_CPUS 2
