@@ -402,7 +402,7 @@ static int pmc_get_buffer(PyObject *o, Py_buffer *view, int writable, const char
 %typemap(argout) const uint8_t *p "";
 %typemap(freearg) const uint8_t *p "if (got$argnum) PyBuffer_Release(&view$argnum);";
 
-/* A writable memory area that the result points into (pm_ring_attach_memory):
+/* A writable memory area that the result points into (pm_ring_new_from_memory):
  * the returned handle keeps the argument alive; do not resize it. */
 %typemap(in) void *base (Py_buffer view) {
 	if (pmc_get_buffer($input, &view, 1, "$symname", "base") < 0)
