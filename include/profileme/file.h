@@ -814,8 +814,9 @@ struct pm_file_chunk {
  *        headers and time stamps, in file order, with its own reader on
  *        @p f's descriptor; @p f itself is not moved) and cuts it into chunks.
  * @param[out] out the index; free with pm_chunk_index_free()
- * @param f        an open recording (file mode: regular file; a pipe stream
- *                 gives one chunk without scanning)
+ * @param f        an open recording (file mode: regular file whose
+ *                 descriptor is at offset 0, as pm_file_open() leaves it; a
+ *                 pipe stream gives one chunk without scanning)
  * @param opts     options, or NULL
  * @return 0; the reader's error (with its offset) for a damaged file;
  *         -EINVAL, -PM_ERR_STRUCT_SIZE, -ENOMEM.

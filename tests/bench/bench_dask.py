@@ -14,7 +14,10 @@ DIR (default /tmp/pm-bench-dask) and reused when present.  KIND: `dwarf`
 a GB records in about 30 s), `g` (frame-pointer callchains) or `plain`
 (~56-byte samples; slow to grow).  Prints, per set and leg: wall seconds
 (best of REPS), MB/s, samples/s, speed-up over one worker/thread, peak RSS
-per worker (the C reader: the process).  The Dask legs count every
+per worker (the C reader: the process), and for Dask the CPU time of the
+busiest worker: on a machine shared with other work, the CPU speed-up (one
+worker's CPU time over the busiest of two) is what two idle cores would
+give, the wall-time speed-up what this machine gave.  The Dask legs count every
 partition's rows (`ddf.map_partitions(len)`: every column decoded and
 converted to pandas); the time of read_samples() itself (the chunk index
 scans, on the client) is given apart and included in the total; the
@@ -58,6 +61,11 @@ def c_leg(bench, threads, paths, reps):
     return best
 
 
+def _cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def dask_leg(paths, workers, reps, chunk_bytes):
     import dask
     import distributed
@@ -71,14 +79,16 @@ def dask_leg(paths, workers, reps, chunk_bytes):
                     distributed.Client(cl) as client:
                 # long-lived workers have the modules loaded: not timed
                 client.run(lambda: __import__("profileme.dask"))
+                cpu0 = client.run(_cpu)
                 t0 = time.monotonic()
                 ddf = pmd.read_samples(paths, chunk_bytes=chunk_bytes)
                 t1 = time.monotonic()
                 n = int(ddf.map_partitions(len).compute().sum())
                 t2 = time.monotonic()
                 rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-            r = {"scan_s": t1 - t0, "wall_s": t2 - t0, "samples": n,
-                 "parts": ddf.npartitions, "peak_rss_kb": max(rss.values())}
+                cpu = [v - cpu0[k] for k, v in client.run(_cpu).items()]
+            r = {"scan_s": t1 - t0, "wall_s": t2 - t0, "samples": n, "cpu_max": max(cpu),
+                 "cpu_sum": sum(cpu), "parts": ddf.npartitions, "peak_rss_kb": max(rss.values())}
             if best is None or r["wall_s"] < best["wall_s"]:
                 best = r
     return best
@@ -114,8 +124,9 @@ def main():
             if not os.path.exists(p) or os.path.getsize(p) < 0.9 * each * 1048576:
                 print("recording %s (%d MB)" % (p, each), file=sys.stderr)
                 record(p, each, a.kind, spin)
-    print("kind %s, %d MB chunks for Dask, 8 MiB chunks for the C reader; machine: %d CPUs "
-          "(shared: figures vary with its load)" % (a.kind, a.chunk_mb, os.cpu_count()))
+    print("kind %s, %d MB chunks for Dask, 8 MiB chunks for the C reader; machine: %d CPUs, "
+          "load average %.1f (shared: figures vary with its load)"
+          % (a.kind, a.chunk_mb, os.cpu_count(), os.getloadavg()[0]))
     print("%-6s %-14s %8s %9s %12s %8s %12s" % ("set", "leg", "wall_s", "MB/s", "samples/s",
                                                  "speedup", "peak_rss_MB"))
     for name, paths in sets.items():
@@ -125,18 +136,21 @@ def main():
             r = c_leg(bench, t, paths, a.reps)
             w = float(r["wall_s"])
             base = base or w
-            print("%-6s %-14s %8.3f %9.1f %12.0f %8.2f %12.1f" % (
+            print("%-6s %-14s %8.3f %9.1f %12.0f %8.2f %12.1f   (CPU %.3f s)" % (
                 name, "C -j%d" % t, w, mb / w, int(r["samples"]) / w, base / w,
-                int(r["peak_rss_kb"]) / 1024.0))
+                int(r["peak_rss_kb"]) / 1024.0, float(r["cpu_s"])))
             sys.stdout.flush()
-        base = None
+        base = cbase = None
         for wk in (1, 2):
             r = dask_leg(paths, wk, a.reps, a.chunk_mb << 20)
             w = r["wall_s"]
             base = base or w
-            print("%-6s %-14s %8.3f %9.1f %12.0f %8.2f %12.1f   (%d partitions, scan %.3f s)" % (
-                name, "dask %d worker%s" % (wk, "s" if wk > 1 else ""), w, mb / w,
-                r["samples"] / w, base / w, r["peak_rss_kb"] / 1024.0, r["parts"], r["scan_s"]))
+            cbase = cbase or r["cpu_max"]
+            print("%-6s %-14s %8.3f %9.1f %12.0f %8.2f %12.1f   (%d partitions, scan %.3f s; "
+                  "worker CPU max %.3f s sum %.3f s: CPU speed-up %.2f)" % (
+                      name, "dask %d worker%s" % (wk, "s" if wk > 1 else ""), w, mb / w,
+                      r["samples"] / w, base / w, r["peak_rss_kb"] / 1024.0, r["parts"],
+                      r["scan_s"], r["cpu_max"], r["cpu_sum"], cbase / r["cpu_max"]))
             sys.stdout.flush()
 
 
