@@ -404,3 +404,32 @@ def test_records_parse_through_a_layout():
     with pytest.raises(IndexError):
         capi.pm_record_u64(b"\0" * 8, 1, 0)
     assert capi.pm_record_type_name(capi.PM_RECORD_COMM) == "COMM"
+
+
+def test_drain_into_a_writer(tmp_path):
+    """A pm_writer in place of the callback: the ring's records go into the file."""
+    recs = [_comm_record(300 + i, "w%d" % i) for i in range(4)]
+    mem = _ring(recs)
+    out = str(tmp_path / "w.data")
+    attr = capi.pm_attr_init()
+    attr.type = capi.PM_TYPE_SOFTWARE
+    attr.sample_type = capi.PM_SAMPLE_IP | capi.PM_SAMPLE_TID
+    with capi.pm_writer_open(out, None) as w:
+        capi.pm_writer_add_attr(w, attr, "task-clock", [7, 8])
+        capi.pm_writer_begin(w)
+        with capi.pm_ring_new_from_memory(mem, 4096, 4096, 0) as r:
+            assert capi.pm_ring_drain(r, w, 0) == 4
+        capi.pm_writer_finish(w)
+        records, samples, nbytes = capi.pm_writer_counts(w)
+        assert records >= 4 and nbytes >= sum(map(len, recs))
+    comms = []
+    with capi.pm_file_open(out, None) as f:
+        assert capi.pm_file_event_name(f, 0) == "task-clock"
+        assert capi.pm_file_attr_ids(f, 0) == [7, 8]
+        while True:
+            more, rec = capi.pm_file_next(f)
+            if not more:
+                break
+            if rec.type == capi.PM_RECORD_COMM:
+                comms.append(rec.data)
+    assert comms == recs
