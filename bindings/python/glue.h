@@ -17,14 +17,9 @@ typedef struct pmpy_session pmpy_session;
 
 int pmpy_init(PyObject *module);
 
-PyObject *pmpy_pmus(const char *sysfs);
-PyObject *pmpy_encode(const char *event, const char *sysfs);
 
 PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx);
 PyObject *pmpy_file_callchains(pm_file *f, int event);
-PyObject *pmpy_file_tracepoints(pm_file *f, int event);
-PyObject *pmpy_export(pm_file *f, const char *fmt, const char *path, int fd, int event,
-                      const char *symfs, const char *kallsyms);
 PyObject *pmpy_file_callchain_frames(pm_file *f, int event);
 PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, PyObject *times,
 			 const char *symfs,

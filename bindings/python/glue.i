@@ -35,14 +35,9 @@ typedef struct pmpy_session pmpy_session;
 
 %rename("%(strip:[pmpy_])s") "";
 
-PyObject *pmpy_pmus(const char *sysfs);
-PyObject *pmpy_encode(const char *event, const char *sysfs);
 
 PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx);
 PyObject *pmpy_file_callchains(pm_file *f, int event);
-PyObject *pmpy_file_tracepoints(pm_file *f, int event);
-PyObject *pmpy_export(pm_file *f, const char *fmt, const char *path, int fd, int event,
-                      const char *symfs, const char *kallsyms);
 PyObject *pmpy_file_callchain_frames(pm_file *f, int event);
 PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, PyObject *times,
 			 const char *symfs, const char *kallsyms);
@@ -78,5 +73,6 @@ pm_columns *pmpy_columns_new_mt(pm_file *f, int event, int threads, unsigned lon
 %pythoncode %{
 from ._lib import (version, file_open, file_open_fd, file_close, file_end_status,  # noqa: E402,F401
                    file_features, file_events, columns_new, columns_free, columns_schema,
-                   columns_skipped, raw_decoders, attribution_names)
+                   columns_skipped, raw_decoders, attribution_names, pmus, encode, export,
+                   file_tracepoints)
 %}

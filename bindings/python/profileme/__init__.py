@@ -120,7 +120,7 @@ class PMU:
 
 def pmus(sysfs=None):
     """The PMUs under a sysfs root (default: $PROFILEME_SYSFS or /sys)."""
-    return [PMU(d) for d in _c.pmus(_opt_str(sysfs, "sysfs"))]
+    return [PMU(d) for d in _lib.pmus(_opt_str(sysfs, "sysfs"))]
 
 
 _ENCODE_KEYS = ("event", "type", "config", "config1", "config2", "config3", "precise_ip",
@@ -144,7 +144,7 @@ def encode(event, sysfs=None):
         e.position = event.index("\0")
         e.event = event
         raise e
-    res = _c.encode(event, _opt_str(sysfs, "sysfs"))
+    res = _lib.encode(event, _opt_str(sysfs, "sysfs"))
     return res[0] if len(res) == 1 else res
 
 
@@ -830,7 +830,7 @@ class PerfData:
         f, own = self._fresh()
         try:
             with _named(self.name):
-                got = _c.file_tracepoints(f, idx)
+                got = _lib.file_tracepoints(f, idx)
         finally:
             if own:
                 _lib.file_close(f)
@@ -850,7 +850,7 @@ class PerfData:
         f, own = self._fresh()
         try:
             with _named(self.name):
-                _c.export(f, fmt, path or "", fd, ev, symfs or "", kallsyms or "")
+                _lib.export(f, fmt, path or "", fd, ev, symfs or "", kallsyms or "")
         finally:
             if own:
                 _lib.file_close(f)

@@ -239,3 +239,138 @@ def attribution_names():
             names.append(n)
         out[key] = names
     return out
+
+
+# ---------------------------------------------------------------- PMUs and events
+
+def _pmu_dict(p):
+    formats = {}
+    for i in range(_C.pm_pmu_format_count(p)):
+        fm = _C.pm_pmu_format_get(p, i)
+        formats[_C.pm_format_name(fm)] = _C.pm_format_spec(fm)
+    events = {}
+    for i in range(_C.pm_pmu_alias_count(p)):
+        a = _C.pm_pmu_alias_get(p, i)
+        events[_C.pm_alias_name(a)] = {
+            "terms": _C.pm_alias_text(a), "unit": _C.pm_alias_unit(a),
+            "scale": _C.pm_alias_scale(a), "per_pkg": bool(_C.pm_alias_per_pkg(a)),
+            "snapshot": bool(_C.pm_alias_snapshot(a))}
+    return {"name": _C.pm_pmu_name(p), "type": _optional(_C.pm_pmu_type, p),
+            "cpus": _C.pm_pmu_cpus(p), "uncore": bool(_C.pm_pmu_is_uncore(p)),
+            "profileme": bool(_C.pm_pmu_is_profileme(p)), "formats": formats, "events": events,
+            "caps": {_C.pm_pmu_cap_name(p, i): _C.pm_pmu_cap_value(p, i)
+                     for i in range(_C.pm_pmu_cap_count(p))},
+            "diagnostics": [(_C.pm_pmu_diag_file(p, i), _C.pm_pmu_diag_message(p, i))
+                            for i in range(_C.pm_pmu_diag_count(p))]}
+
+
+def pmus(sysfs):
+    """The PMUs under a sysfs root (None: the library's default) as dicts."""
+    lst = _C.pm_pmu_scan(sysfs)
+    return [_pmu_dict(_C.pm_pmu_list_get(lst, i)) for i in range(_C.pm_pmu_list_count(lst))]
+
+
+def encode(event, sysfs):
+    """The attrs of an event string: a list of dicts (attr_dict() plus
+    event, name, profileme, group).  EventError (with .position and .event)
+    when it does not encode."""
+    from ._errors import EventError
+    try:
+        lst = _C.pm_pmu_scan(sysfs)
+    except Error:
+        lst = None     # PMUs are optional for generic names
+    try:
+        el = _C.pm_event_parse(lst, event)
+    except EventError as e:
+        e.event = event
+        raise
+    out = []
+    for i in range(_C.pm_event_list_count(el)):
+        ev = _C.pm_event_list_get(el, i)
+        d = attr_dict(_C.pm_event_attr(ev))
+        d["event"] = _C.pm_event_string(ev)
+        d["name"] = _C.pm_event_name(ev)
+        d["profileme"] = bool(_C.pm_event_flags(ev) & _C.PM_EVENT_PROFILEME)
+        d["group"] = _C.pm_event_group(ev)
+        out.append(d)
+    return out
+
+
+# ---------------------------------------------------------------- exporters
+
+def export(f, fmt, path, fd, event, symfs, kallsyms):
+    """The library's exporters: pprof to a path, folded stacks to a
+    descriptor (the GIL released while C reads the recording)."""
+    if fmt not in ("pprof", "folded"):
+        raise ValueError("unknown export format '%s' (pprof, folded)" % fmt)
+    o = _C.pm_export_opts(event=event)
+    if symfs:
+        o.symfs = symfs
+    if kallsyms:
+        o.kallsyms = kallsyms
+    if fmt == "pprof":
+        _C.pm_export_pprof(f, o, path)
+    else:
+        _C.pm_export_folded(f, o, fd)
+
+
+# ---------------------------------------------------------------- tracepoints
+
+def _tp_py(v):
+    if v.kind == _C.PM_TP_VALUE_INT:
+        return v.i
+    if v.kind == _C.PM_TP_VALUE_UINT:
+        return v.u
+    if v.kind == _C.PM_TP_VALUE_STRING:
+        data = v.data or b""
+        return (data if isinstance(data, bytes) else data.encode("utf-8", "surrogateescape")) \
+            .decode("utf-8", "replace")
+    if v.kind == _C.PM_TP_VALUE_ARRAY:
+        out = [_C.pm_tp_value_elem(v, n) for n in range(v.nelem)]
+        if v.is_signed:
+            bits = 8 * v.elem_size
+            out = [e - (1 << bits) if 0 < bits <= 64 and e >= 1 << (bits - 1) else e for e in out]
+        return out
+    return None
+
+
+def _s32(x):
+    return x - (1 << 32) if x >= 1 << 31 else x
+
+
+def file_tracepoints(f, event):
+    """(names, rows) of a tracepoint event's samples, decoded by the
+    recording's own formats (pm_file_tp_value()): each row (time, pid, tid,
+    cpu, value...).  None when the event is no tracepoint with a format."""
+    fmt = _optional(_C.pm_file_tp_format_of_attr, f, event)
+    if fmt is None:
+        return None
+    got = _optional(_C.pm_file_tp_format, f, fmt)
+    if got is None:
+        return None
+    names = []
+    for k in range(got[3]):
+        fd = _optional(_C.pm_file_tp_field, f, fmt, k)
+        if fd is None:
+            break
+        names.append(fd.name)
+    nf = len(names)
+    rows = []
+    sample = _C.PM_RECORD_SAMPLE
+    has_raw = _C.PM_SAMPLE_RAW
+    while True:
+        more, rec = _C.pm_file_next(f)
+        if not more:
+            break
+        if rec.type != sample or rec.attr_idx != event:
+            continue
+        s = _optional(_C.pm_file_sample, f, rec)
+        if s is None or not (s.present & has_raw):
+            continue
+        raw = s.raw.data
+        row = [s.time, _s32(s.pid), _s32(s.tid), s.cpu]
+        for k in range(nf):
+            v = _optional(_C.pm_file_tp_value, f, fmt, k, raw)
+            row.append(None if v is None else _tp_py(v))
+        rows.append(tuple(row))
+    return names, rows
