@@ -5,7 +5,7 @@
 
 #include "symmemo.h"
 
-#define CLI_SYMMEMO_N 2048u
+#define CLI_SYMMEMO_N 1024u
 
 struct cli_symmemo_ent {
 	uint64_t epoch, addr;

@@ -119,7 +119,7 @@ static int kallsyms_line(struct kparse *k, char *line)
  * read, in large reads; a block keeps the peak memory at the symbol table
  * (the file was read whole before: 5 MB more at the peak).  0, -errno of
  * open/read, or -ENOMEM. */
-#define KBLOCK (256u << 10)
+#define KBLOCK (64u << 10)
 static int kallsyms_lines(const char *path, struct kparse *k)
 {
 	size_t cap = KBLOCK, have = 0;
