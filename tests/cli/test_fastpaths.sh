@@ -8,8 +8,8 @@
 #    (PROFILEME_REPORT_NO_MEMO=1 PROFILEME_SYM_NO_MEMO=1), every sort key;
 #  - script: the same lookup memo against none (PROFILEME_SYM_NO_MEMO=1),
 #    for perf's default fields, -F with symbols, and --json with symbols;
-#  - the C API's time-sorted rows (the bulk reader pm_columns_read_rows, core fields kept at
-#    push time) against pm_file_next + pm_file_sample, and file order against
+#  - the C API's time-sorted rows (the bulk reader pm_columns_read_rows, its
+#    direct field loads) against pm_file_next + pm_file_sample, and file order against
 #    file order (bench_parse rows / next / raw vs rawnext, every field summed).
 # usage: test_fastpaths.sh <profileme> <source dir>
 set -u
