@@ -9,6 +9,8 @@ them stale:
            in lib/; an environment variable (`PM_JOBS`) where a script, test
            or CMake file reads it; a name ending in `_` is a prefix of one of
            those; the few placeholders of PLACEHOLDERS are the only others;
+           every `PROFILEME_*` (CMake option, environment variable, header
+           macro) occurs in the tree outside the pages;
   arity    in the C blocks (```c), every call of a public function has as
            many arguments as its prototype (a fragment cannot be compiled,
            but a call left over from an older signature is caught);
@@ -29,6 +31,7 @@ import sys
 import tempfile
 
 NAME = re.compile(r"\b(?:pm|PM)_[A-Za-z0-9_]*")
+OPTION = re.compile(r"(?:(?<=-D)|\b)PROFILEME_[A-Z0-9_]*[A-Z0-9]")
 # Names the pages use that are not API on purpose, with why.
 PLACEHOLDERS = {
     "pm_x": "the pattern of a name (conventions, deprecation example)",
@@ -142,6 +145,7 @@ class Known:
                     rest.append(p)
         rest += glob.glob(os.path.join(src, "**/CMakeLists.txt"), recursive=True)
         self.scripts = read_tree(sorted(set(rest)))
+        self.options = set(OPTION.findall(self.scripts + header_text + read_tree(lib)))
 
     def check(self, name):
         """None when name is known, else why not."""
@@ -172,6 +176,10 @@ def check_pages(pages, known, cc=None, lib=None, src=None, build_include=None, c
                 why = known.check(name)
                 if why:
                     errors.append("%s:%d: %s: %s" % (rel, n, name, why))
+            for name in OPTION.findall(line):
+                if name not in known.options:
+                    errors.append("%s:%d: %s: no CMake file, script, test or header uses it"
+                                  % (rel, n, name))
         for lang, first, body, complete in blocks(text):
             if lang != "c":
                 continue
@@ -212,16 +220,17 @@ def selftest():
         with open(os.path.join(src, "lib/x.c"), "w") as fh:
             fh.write("int pm__helper(void);\n")
         with open(os.path.join(src, "scripts/run.sh"), "w") as fh:
-            fh.write('jobs=${PM_JOBS:-2}\n')
+            fh.write('jobs=${PM_JOBS:-2}\ncmake -DPROFILEME_WERROR=ON\n')
         page = os.path.join(src, "page.md")
         with open(page, "w") as fh:
             fh.write("Good: `pm_thing_new()`, `PM_THING_FLAG`, `pm__helper`, `PM_JOBS`, `pm_thing_*`.\n"
                      "```c\npm_thing *t;\npm_thing_new(&t, 1); /* pm_thing_new(): ok in a comment */\n```\n"
                      "Stale: `pm_thing_open()`, `PM_OLD_FLAG`, `pm__gone`, `pm_nothing_*`.\n"
+                     "Options: `-DPROFILEME_WERROR=ON`, `-DPROFILEME_GONE=ON`.\n"
                      "```c\npm_thing_new(&t);\n```\n")
         known = Known(src, os.path.join(src, "build-include"))
         got = check_pages([page], known)
-        expect = ["pm_thing_open", "PM_OLD_FLAG", "pm__gone", "pm_nothing_",
+        expect = ["pm_thing_open", "PM_OLD_FLAG", "pm__gone", "pm_nothing_", "PROFILEME_GONE",
                   "pm_thing_new() called with 1 argument(s), its prototype has 2"]
         missing = [e for e in expect if not any(e in g for g in got)]
         extra = [g for g in got if ":1:" in g or ":3:" in g]
