@@ -602,6 +602,9 @@ pmpy_session *pmpy_session_new(PyObject *events, long long period, long long fre
 {
 	struct pm_evlist_opts o = { .sz = sizeof(o), .pid = pid, .cpus = cpus };
 	struct pm_event_error eerr = { .sz = sizeof(eerr) };
+	struct pm_event_opts eo = { .sz = sizeof(eo), .flags = PM_EVENT_OPT_SAMPLING,
+				    .sample_period = period > 0 ? (uint64_t)period : 0,
+				    .sample_freq = freq > 0 ? (uint64_t)freq : 0 };
 	pm_pmu_list *pmus = NULL;
 	pmpy_session *s;
 	char **argv = NULL;
@@ -644,7 +647,10 @@ pmpy_session *pmpy_session_new(PyObject *events, long long period, long long fre
 			Py_XDECREF(item);
 			goto fail;
 		}
-		err = pm_event_parse(&list, pmus, str, &eerr);
+		/* the sampling defaults are the library's (PM_EVENT_OPT_SAMPLING:
+		 * period or frequency for the events whose string sets neither,
+		 * else PM_DEFAULT_SAMPLE_FREQ; tracepoints every event) */
+		err = pm_event_parse_opts(&list, pmus, str, &eo, &eerr);
 		if (err) {
 			pmpy_raise_event(err, &eerr, NULL);
 			Py_DECREF(item);
@@ -655,16 +661,6 @@ pmpy_session *pmpy_session_new(PyObject *events, long long period, long long fre
 			struct pm_attr a;
 
 			pm_event_attr(ev, &a);
-			if (period > 0) {
-				a.sample_period = (uint64_t)period;
-				a.flags &= ~PM_ATTR_FREQ;
-			} else if (freq > 0) {
-				a.sample_period = (uint64_t)freq;
-				a.flags |= PM_ATTR_FREQ;
-			} else if (!a.sample_period) {
-				a.sample_period = 4000;
-				a.flags |= PM_ATTR_FREQ;
-			}
 			err = pm_evlist_add(s->el, &a, pm_event_name(ev), -1);
 			if (err < 0)
 				break;

@@ -125,3 +125,23 @@ def test_session_is_no_dead_end(tmp_path):
     assert isinstance(df["cpumode"].dtype, pd.CategoricalDtype)
     assert len(hot) and hot["overhead"].iloc[0] > 0
     assert (np.asarray(dso) != "[unknown]").sum() > len(a) // 2
+
+
+def test_session_sampling_defaults():
+    """The rate is the library's sampling default (perf record's): without
+    period/freq the events sample at PM_DEFAULT_SAMPLE_FREQ Hz; period=
+    applies to an event whose string sets no rate, the string's own
+    period= wins (perf: per-event terms over -c)."""
+    from profileme import capi
+    with profileme.Session(["task-clock"], command=[WORKLOAD, "50"]) as s:
+        s.wait(timeout=60)
+        with s.recording() as rec:
+            attr = rec.events[0]["attr"]
+    assert attr["freq"] == 1 and attr["sample_freq"] == capi.PM_DEFAULT_SAMPLE_FREQ == 4000
+    with profileme.Session(["task-clock", "cpu-clock/period=250000/"], period=100000,
+                           command=[WORKLOAD, "50"]) as s:
+        s.wait(timeout=60)
+        with s.recording() as rec:
+            attrs = [e["attr"] for e in rec.events]
+    assert [a["freq"] for a in attrs] == [0, 0]
+    assert [a["sample_period"] for a in attrs] == [100000, 250000]

@@ -1371,8 +1371,10 @@ class Session:
             samples = s.read()
 
     ``events`` is a list of event strings (or one string); ``period`` or
-    ``freq`` set the sampling rate (default: 4000 Hz unless the event string
-    says); ``command`` (a list) is started and sampled from exec on;
+    ``freq`` set the sampling rate of the events whose string sets neither
+    ``period=`` nor ``freq=`` (the library's sampling defaults, perf
+    record's: without either, capi.PM_DEFAULT_SAMPLE_FREQ Hz, 4000;
+    tracepoints every event); ``command`` (a list) is started and sampled from exec on;
     ``pid`` samples a running process; ``cpus`` ("0-1") samples system-wide.
     """
 
