@@ -175,21 +175,6 @@ def decode_profileme(data):
 
 # ---------------------------------------------------------------- perf.data
 
-def _min_sample_size(attrs):
-    """The smallest a SAMPLE record of these attrs can be: bounds the rows."""
-    fixed = (0, 1, 2, 3, 6, 7, 8, 9, 16)  # IP TID TIME ADDR ID CPU PERIOD STREAM_ID IDENTIFIER
-    best = None
-    for a in attrs:
-        if a is None:
-            continue
-        st = int(a["sample_type"], 16)
-        size = 8 + 8 * sum(1 for b in fixed if st & (1 << b))
-        if st & (1 << 10):
-            size += 8                     # RAW: u32 size + padding, at least
-        best = size if best is None else min(best, size)
-    return max(best or 16, 16)
-
-
 # Magic numbers of compressed files that are not perf.data (perf's own -z
 # compresses records inside a perf.data and is read as usual).
 _COMPRESSED = ((b"\x1f\x8b", "gzip", "gzip -d", "gzip.open(path)"),
@@ -548,8 +533,9 @@ class PerfData:
         offsets = [offs.get(n) for n in names]
         # First guess of the row count from the data size; grow if needed.
         data_size = self.features.get("data_size") or 0
-        attrs = [e["attr"] for e in self.events]
-        cap = max(1024, data_size // _min_sample_size(attrs) + 1) if data_size else 1 << 16
+        # the library's bound: the smallest SAMPLE record the attrs allow
+        smallest = max(capi.pm_file_min_sample_size(self._file), 16)
+        cap = max(1024, data_size // smallest + 1) if data_size else 1 << 16
         arr = np.empty(cap, dtype=dtype)
         n = 0
         row = max(dtype.itemsize, 1)
