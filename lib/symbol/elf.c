@@ -335,7 +335,7 @@ static int read_symbols(struct pm__dso *d, struct elf_file *f, Elf_Scn *scn, con
 		r.limit = UINT64_MAX;
 		if (gelf_getshdr(elf_getscn(f->elf, sym.st_shndx), &ssh) && ssh.sh_addr + ssh.sh_size > ssh.sh_addr)
 			r.limit = ssh.sh_addr + ssh.sh_size;
-		r.prio = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+		r.prio = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 0 : 1; /* perf: non-weak, then global */
 		dm = demangle(name);
 		if (dm)
 			name = dm;

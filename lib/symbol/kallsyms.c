@@ -93,7 +93,10 @@ static int kallsyms_line(struct kparse *k, char *line)
 	}
 	r.start = addr;
 	r.limit = UINT64_MAX;
-	r.prio = (type == 'T') ? 2 : (type == 'W' || type == 'w') ? 1 : 0;
+	/* perf sizes kallsyms entries before it picks among aliases, so of the
+	 * lines at one address only the last has a size and wins: the line's
+	 * position ranks it, and later lines win. */
+	r.prio = (uint32_t)k->ntext;
 	r.mod = k->kmod;
 	if (mod && *mod == '[') {
 		size_t n = strcspn(mod, "]");

@@ -35,8 +35,9 @@ struct pm__rawsym {
 	uint32_t name;
 	uint32_t mod;
 	uint32_t seq;
-	uint32_t prio;   /* higher wins among symbols at the same address */
+	uint32_t prio;   /* higher wins among symbols at the same address (after size) */
 	uint32_t uscore; /* leading underscores of the name (fewer wins); set by push */
+	uint32_t nlen;   /* length of the name (longer wins); set by push */
 };
 
 struct pm__rawvec {

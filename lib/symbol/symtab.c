@@ -2,6 +2,7 @@
 /* Sorted symbol tables: build once, binary-search many times. */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "symbol/sym_internal.h"
 
@@ -29,6 +30,7 @@ int pm__rawvec_push(struct pm__rawvec *rv, const struct pm__rawsym *r, const cha
 	rv->v[rv->n] = *r;
 	rv->v[rv->n].seq = (uint32_t)rv->n;
 	rv->v[rv->n].uscore = underscores(name);
+	rv->v[rv->n].nlen = (uint32_t)strnlen(name, UINT32_MAX);
 	rv->n++;
 	return 0;
 }
@@ -46,18 +48,28 @@ int pm__symtab_addstr(struct pm__symtab *t, const char *s, size_t n, uint32_t *o
 	return rc;
 }
 
+/*
+ * Which of the symbols at one address names it: perf's choice
+ * (tools/perf/util/symbol.c, choose_best_symbol), so that a report names an
+ * alias as perf report does: one with a size, then the binding's rank
+ * (prio: for ELF global, then local, then weak; for kallsyms the line's
+ * position, see kallsyms.c), fewer leading underscores, the longer name,
+ * and the first in the input.
+ */
 static int rawcmp(const void *a, const void *b)
 {
 	const struct pm__rawsym *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	if (x->prio != y->prio)
-		return x->prio > y->prio ? -1 : 1;
 	if ((x->size != 0) != (y->size != 0))
 		return x->size ? -1 : 1;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
 	if (x->uscore != y->uscore)
 		return x->uscore < y->uscore ? -1 : 1;
+	if (x->nlen != y->nlen)
+		return x->nlen > y->nlen ? -1 : 1;
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
 	return 0;
