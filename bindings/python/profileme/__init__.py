@@ -1029,20 +1029,10 @@ class PerfData:
         missing = [k for k in ("pid", "ip", "cpumode") if k not in (samples.dtype.names or ())]
         if missing:
             raise ValueError("symbolize() needs the columns %s" % missing)
-        ip = samples["ip"]
-        mode = samples["cpumode"]
-        dec = _attr_decoder(samples.dtype.names) if attributed else None
-        if dec is not None:
-            a = _attribute(samples, dec)
-            ip = a["charge_ip"]
-            if dec == "alpha_profileme":
-                # the charged address's own mode: 1 kernel, 2 user, 255 PALcode
-                by_mode = np.array([2, 1, 255] + [0] * 253, dtype=np.uint8)
-                mode = np.where(a["attributed"], by_mode[a["charge_mode"]], mode)
-        time = samples["time"] if "time" in samples.dtype.names and self._all_timed() else None
+        pid, ip, mode, time = self._charged_rows(samples, attributed)
         if codes:
-            return self._lookup_codes(samples["pid"], ip, mode, symfs, kallsyms, time)
-        return self._lookup(samples["pid"], ip, mode, symfs, kallsyms, time)
+            return self._lookup_codes(pid, ip, mode, symfs, kallsyms, time)
+        return self._lookup(pid, ip, mode, symfs, kallsyms, time)
 
     def _all_timed(self):
         """Do the samples of every event carry PERF_SAMPLE_TIME?  Then a row
