@@ -38,7 +38,6 @@
 %pm_nogil(pm_pmu_scan)
 %pm_nogil(pm_file_open)
 %pm_nogil(pm_file_open_fd)
-%pm_nogil(pm_file_read_samples)
 %pm_nogil(pm_columns_read)
 %pm_nogil(pm_columns_read_rows)
 %pm_nogil(pm_evlist_poll)
@@ -703,23 +702,6 @@ static char **pmc_argv(PyObject *seq, const char *fn, int *argc, PyObject **keep
 /* ------------------------------------------------------------------ */
 /* Bulk arrays: caller-owned buffers, checked (GIL released: -threads)  */
 /* ------------------------------------------------------------------ */
-/* pm_file_read_samples(f, rows, cap, n): a writable buffer of
- * sizeof(struct pm_sample_row) rows -> the number of rows filled. */
-%typemap(in) (struct pm_sample_row *rows, size_t cap, size_t *n) (Py_buffer view, int got = 0, size_t cnt = 0) {
-	if (pmc_get_buffer($input, &view, 1, "$symname", "rows") < 0)
-		SWIG_fail;
-	got = 1;
-	$1 = view.buf;
-	$2 = (size_t)view.len / sizeof(struct pm_sample_row);
-	$3 = &cnt;
-}
-%typemap(argout) (struct pm_sample_row *rows, size_t cap, size_t *n) {
-	$result = pmc_append($result, PyLong_FromSize_t(cnt$argnum));
-	if (!$result)
-		SWIG_fail;
-}
-%typemap(freearg) (struct pm_sample_row *rows, size_t cap, size_t *n) "if (got$argnum) PyBuffer_Release(&view$argnum);";
-
 /* pm_columns_read(c, bufs, cap, n): one writable buffer per column, each
  * of at least cap * pm_columns_width() bytes -> rows read. */
 %typemap(in) (void *const *bufs, size_t nbufs) (Py_buffer *views = NULL, Py_ssize_t nv = 0, void **ptrs = NULL) {

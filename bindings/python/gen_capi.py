@@ -185,7 +185,6 @@ MULTI = [
     (("uint64_t *ids", "size_t cap"), [], ["list[int]"]),
     (("uint64_t *values", "uint8_t *present", "size_t n"), [], ["list[int]", "list[bool]"]),
     (("struct pm_raw_value *vals", "size_t n"), [], ["list[pm_raw_value]"]),
-    (("struct pm_sample_row *rows", "size_t cap", "size_t *n"), [("rows", "Buffer")], ["int"]),
     (("void *const *bufs", "size_t nbufs"), [("bufs", "Sequence[Buffer]")], []),
     (("const size_t *offsets", "size_t noffsets"), [("offsets", "Sequence[int]")], []),
     (("const uint64_t *ids", "size_t nr_ids"), [("ids", "Sequence[int]")], []),

@@ -41,6 +41,9 @@ static void rpt_usage(FILE *f)
 		"  --symfs DIR      look for the mapped files under DIR\n"
 		"  --kallsyms FILE  kernel symbols from FILE\n"
 		"  --strict         a pipe stream cut short is an error (default: a warning)\n"
+		"  -g [ORDER], --call-graph ORDER, --children, --no-children, --percent-limit PCT\n"
+		"                   the call-graph tree of a recording with callchains, as perf\n"
+		"                   report --stdio -g (`profileme report -g --help`)\n"
 		"  -- CMD ARGS...   record CMD first (as profileme record: -e/-c/-F apply), into a\n"
 		"                   temporary file removed afterwards, or into -o FILE (kept)\n");
 }
