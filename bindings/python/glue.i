@@ -65,6 +65,9 @@ PyObject *pmpy_session_save(pmpy_session *s, const char *path, int fd);
 /* chunks (profileme.dask) */
 PyObject *pmpy_chunk_index(pm_file *f, unsigned long long chunk_bytes);
 PyObject *pmpy_file_select_chunk(pm_file *f, PyObject *chunk);
+/* owned by the Python object: profileme.capi's pm_columns_free() (or the
+ * object's end) frees it, joining its threads, before the file closes */
+%newobject pmpy_columns_new_mt;
 pm_columns *pmpy_columns_new_mt(pm_file *f, int event, int threads, unsigned long long chunk_bytes);
 
 /* The calls that moved to Python over the generated profileme.capi

@@ -355,3 +355,24 @@ def test_threads_separate_buffers(recs):
     assert k > 3 * 200
     for name in want:
         assert np.array_equal(np.concatenate(got[name]), one[name][:k].astype(got[name][0].dtype)), name
+
+
+def test_threads_freed_before_the_file(recs):
+    """A threaded pm_columns made by the binding is owned by its Python
+    object: freeing it joins its decoding threads, so closing the file after
+    it is safe (the threads read the file; a pm_columns the binding did not
+    own stayed alive with them, and ASan saw them read the closed file)."""
+    from profileme import _glue as c
+    path = recs["callchain"]
+    f = c.file_open(path, 0)
+    try:
+        cols = c.columns_new_mt(f, -1, 2, _small(path))
+        assert cols.thisown
+        schema = c.columns_schema(cols)[0]
+        n, err = c.columns_read(cols, [np.empty(50, dtype=t) for _n, t, _ in schema], 50)
+        assert n == 50 and err == 0
+        running = len(os.listdir("/proc/self/task"))        # with the two decoding threads
+        c.columns_free(cols)
+        assert len(os.listdir("/proc/self/task")) <= running - 2
+    finally:
+        c.file_close(f)
