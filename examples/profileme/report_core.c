@@ -375,6 +375,7 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 	}
 	if (rc) {
 		rep_file_error(o, pm_errmsg());
+		cli_symmemo_free(&c->memo);
 		free(c);
 		return 1;
 	}
