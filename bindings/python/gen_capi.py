@@ -22,6 +22,11 @@ The conventions of docs/conventions.md are what make this mechanical:
   `size`/`len` when M is its only byte pointer) -> %pm_bytes_member(S, M, LEN)
   (read as str resp. bytes of that length, never as a NUL-terminated string).
 
+It also writes the copies of the headers that capi.i %includes
+(capi_gen/pm_swig/NAME.h): the Doxygen comment of a #define is a plain
+comment there, so that SWIG does not hand it to the next declaration as its
+docstring (swig_header_text()).
+
 A new function needs nothing here: the typemaps of capi.i apply by type.
 A new handle, struct or member is picked up by the next build.
 """
@@ -96,6 +101,30 @@ def parse(headers):
     return structs, opaque, funcs
 
 
+# A Doxygen comment directly before a #define that SWIG does not wrap as a
+# constant (PM_<STRUCT>_SZ_V1 = PM_OFFSETOFEND(...), function-like macros)
+# stays pending in SWIG's -doxygen and becomes the docstring of the next
+# function or struct.  SWIG reads copies of the headers in which such
+# comments are plain ones (a constant has no docstring in Python anyway).
+DEFINE_DOC = re.compile(r"/\*\*(?![<*])((?:[^*]|\*(?!/))*)\*/(\s*\n\s*#\s*define\b)")
+
+
+def swig_header_text(text):
+    """A header's text for SWIG: the Doxygen comments of #defines demoted
+    to plain comments (same lines, so SWIG's messages keep their numbers)."""
+    return DEFINE_DOC.sub(lambda m: "/* " + m.group(1) + "*/" + m.group(2), text)
+
+
+def write_swig_headers(outdir, headers):
+    import os
+    os.makedirs(outdir, exist_ok=True)
+    for h in headers:
+        with open(h, encoding="utf-8") as f:
+            text = swig_header_text(f.read())
+        with open(os.path.join(outdir, os.path.basename(h)), "w", encoding="utf-8") as f:
+            f.write(text)
+
+
 def destructor(handle, funcs):
     for ret, name, args in funcs:
         if ret != "void" or not re.search(r"_(free|close)$", name):
@@ -164,6 +193,9 @@ def main(out, headers):
                 lines.append("%%constant size_t %s = %s;" % (m.group(1), m.group(1)))
     with open(out, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
+    # the headers as SWIG reads them (capi.i %includes "pm_swig/NAME.h")
+    import os
+    write_swig_headers(os.path.join(os.path.dirname(os.path.abspath(out)), "pm_swig"), headers)
 
 
 

@@ -105,6 +105,45 @@ def test_docstrings_are_the_headers_doxygen():
     assert checked > 150
 
 
+def _words(text):
+    """Doxygen/reST text as lower-case words (markup and punctuation dropped)."""
+    text = re.sub(r"[@\\](brief|c|p|ref|since)\b", " ", text)
+    return " ".join(re.sub(r"[^\w]+", " ", text).lower().split())
+
+
+DOC = r"/\*\*(?![<*])((?:[^*]|\*(?!/))*)\*/"
+
+
+def test_no_docstring_has_the_doc_of_a_define():
+    """The Doxygen comment of a #define (PM_*_SZ_V1 = PM_OFFSETOFEND(...),
+    function-like macros: SWIG wraps no constant for them) is no function's
+    or struct's docstring, unless that declaration's own C doc says the same."""
+    text = "\n".join(headers().values())
+    snippets = []
+    for m in re.finditer(DOC + r"\s*\n\s*#\s*define\s+(\w+)", text):
+        w = _words(m.group(1)).split()
+        if len(w) >= 4:
+            snippets.append((m.group(2), " ".join(w[:8])))
+    assert len(snippets) > 40 and any(n.endswith("_SZ_V1") for n, _ in snippets)
+    own = {}
+    for m in re.finditer(DOC + r"\s*(?:PM_API[^;{]*?\b(\w+)\s*\(|struct\s+(\w+)\s*\{)", text):
+        own[m.group(2) or m.group(3)] = _words(m.group(1))
+    checked, polluted = 0, []
+    for name in dir(capi):
+        obj = getattr(capi, name)
+        if not name.startswith("pm_") or not callable(obj):
+            continue
+        doc = _words(obj.__doc__ or "")
+        checked += 1
+        for define, snip in snippets:
+            if snip in doc and snip not in own.get(name, ""):
+                polluted.append((name, define))
+        if "_sz_v1" in doc and "_sz_v1" not in own.get(name, ""):
+            polluted.append((name, "_SZ_V1"))
+    assert checked > 300
+    assert not polluted, polluted
+
+
 def test_stubs_cover_every_function():
     pyi = os.path.join(os.path.dirname(capi.__file__), "capi.pyi")
     text = open(pyi).read()
