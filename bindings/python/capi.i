@@ -645,6 +645,27 @@ static char **pmc_argv(PyObject *seq, const char *fn, int *argc, PyObject **keep
 %typemap(freearg) (uint64_t *values, uint8_t *present, size_t n) "free(hv$argnum); free(hp$argnum);";
 
 /* pm_raw_decode(d, ctx, payload, len, vals, n) -> [pm_raw_value, ...] */
+%{
+/* *p (n bytes) copied into a bytes object that @p obj keeps in its
+ * __dict__; *p then points into the copy. */
+static int pmc_own_bytes(PyObject *obj, const uint8_t **p, uint64_t n)
+{
+	PyObject *b = pmc_bytes(*p, n), *d;
+	int rc = -1;
+
+	if (!b)
+		return -1;
+	d = PyObject_GenericGetDict(obj, NULL);
+	if (d) {
+		rc = PyDict_SetItemString(d, "_pm_bytes_copy", b);
+		Py_DECREF(d);
+	}
+	if (rc == 0)
+		*p = (const uint8_t *)PyBytes_AS_STRING(b);
+	Py_DECREF(b);
+	return rc;
+}
+%}
 %typemap(in, numinputs=0) (struct pm_raw_value *vals, size_t n) (struct pm_raw_value *arr = NULL, size_t cnt = 0) {
 	cnt = 128;
 	if (!(arr = calloc(cnt, sizeof(*arr)))) {
@@ -688,6 +709,11 @@ static char **pmc_argv(PyObject *seq, const char *fn, int *argc, PyObject **keep
 			}
 			*v = arr$argnum[i];
 			o = pmc_keep(SWIG_NewPointerObj(v, $descriptor(struct pm_raw_value *), SWIG_POINTER_OWN), args);
+			/* a BYTES field points into the payload, which the caller may
+			 * change or free (a bytearray): the value keeps a copy of its
+			 * u bytes and points there (its .bytes gives them) */
+			if (o && v->bytes && pmc_own_bytes(o, &v->bytes, v->u) < 0)
+				Py_CLEAR(o);
 			if (!o || PyList_Append(l, o) < 0)
 				Py_CLEAR(l);
 			Py_XDECREF(o);

@@ -46,6 +46,8 @@ EXTRA_LEN = {
     ("pm_mmap_build_id", "build_id"): "build_id_size",
     ("pm_record_mmap", "build_id"): "build_id_size",
     ("pm_record_build_id", "build_id"): "build_id_size",
+    # PM_RAW_KIND_BYTES: u is the length (bytes is NULL for the other kinds)
+    ("pm_raw_value", "bytes"): "u",
 }
 
 

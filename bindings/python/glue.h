@@ -18,7 +18,6 @@ typedef struct pmpy_session pmpy_session;
 int pmpy_init(PyObject *module);
 
 
-PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx);
 PyObject *pmpy_file_callchains(pm_file *f, int event);
 PyObject *pmpy_file_callchain_frames(pm_file *f, int event);
 PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, PyObject *times,
@@ -28,13 +27,10 @@ PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject 
 			   PyObject *times, const char *symfs, const char *kallsyms, int basename);
 PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips, PyObject *ok);
 
-pm_raw_ctx *pmpy_raw_ctx_from_file(pm_file *f);
-void pmpy_raw_ctx_free(pm_raw_ctx *ctx);
 
 PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap);
 PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offsets, long row_size, long cap);
 
-PyObject *pmpy_decode_raw(PyObject *data, const char *decoder);
 
 pmpy_session *pmpy_session_new(PyObject *events, long long period, long long freq, PyObject *command,
 			       int pid, const char *cpus, const char *sysfs);
@@ -45,9 +41,5 @@ PyObject *pmpy_session_wait(pmpy_session *s, int block);
 void pmpy_session_close(pmpy_session *s);
 PyObject *pmpy_session_save(pmpy_session *s, const char *path, int fd);
 
-/* chunks (profileme.dask) */
-PyObject *pmpy_chunk_index(pm_file *f, unsigned long long chunk_bytes);
-PyObject *pmpy_file_select_chunk(pm_file *f, PyObject *chunk);
-pm_columns *pmpy_columns_new_mt(pm_file *f, int event, int threads, unsigned long long chunk_bytes);
 
 #endif

@@ -30,13 +30,11 @@
 
 typedef struct pm_file pm_file;
 typedef struct pm_columns pm_columns;
-typedef struct pm_raw_ctx pm_raw_ctx;
 typedef struct pmpy_session pmpy_session;
 
 %rename("%(strip:[pmpy_])s") "";
 
 
-PyObject *pmpy_file_next(pm_file *f, pm_raw_ctx *ctx);
 PyObject *pmpy_file_callchains(pm_file *f, int event);
 PyObject *pmpy_file_callchain_frames(pm_file *f, int event);
 PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, PyObject *times,
@@ -45,13 +43,10 @@ PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject 
 			   PyObject *times, const char *symfs, const char *kallsyms, int basename);
 PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips, PyObject *ok);
 
-pm_raw_ctx *pmpy_raw_ctx_from_file(pm_file *f);
-void pmpy_raw_ctx_free(pm_raw_ctx *ctx);
 
 PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap);
 PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offsets, long row_size, long cap);
 
-PyObject *pmpy_decode_raw(PyObject *data, const char *decoder);
 
 pmpy_session *pmpy_session_new(PyObject *events, long long period, long long freq, PyObject *command,
 			       int pid, const char *cpus, const char *sysfs);
@@ -62,13 +57,6 @@ PyObject *pmpy_session_wait(pmpy_session *s, int block);
 void pmpy_session_close(pmpy_session *s);
 PyObject *pmpy_session_save(pmpy_session *s, const char *path, int fd);
 
-/* chunks (profileme.dask) */
-PyObject *pmpy_chunk_index(pm_file *f, unsigned long long chunk_bytes);
-PyObject *pmpy_file_select_chunk(pm_file *f, PyObject *chunk);
-/* owned by the Python object: profileme.capi's pm_columns_free() (or the
- * object's end) frees it, joining its threads, before the file closes */
-%newobject pmpy_columns_new_mt;
-pm_columns *pmpy_columns_new_mt(pm_file *f, int event, int threads, unsigned long long chunk_bytes);
 
 /* The calls that moved to Python over the generated profileme.capi
  * (profileme/_lib.py) keep their names here for the callers of this private
@@ -77,5 +65,6 @@ pm_columns *pmpy_columns_new_mt(pm_file *f, int event, int threads, unsigned lon
 from ._lib import (version, file_open, file_open_fd, file_close, file_end_status,  # noqa: E402,F401
                    file_features, file_events, columns_new, columns_free, columns_schema,
                    columns_skipped, raw_decoders, attribution_names, pmus, encode, export,
-                   file_tracepoints)
+                   file_tracepoints, file_next, raw_ctx_from_file, raw_ctx_free, decode_raw,
+                   chunk_index, file_select_chunk, columns_new_mt)
 %}

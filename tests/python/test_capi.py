@@ -198,6 +198,35 @@ def test_read_the_synthetic_recording():
         assert capi.pm_file_end_status(f)[0] == 0
 
 
+def test_raw_value_bytes():
+    """A BYTES field of pm_raw_decode() (ProfileMe's "extra": the payload's
+    bytes after the known registers) reads as bytes of its length u (the
+    generator's sidecar has them); the value keeps its own copy, so a
+    changed or freed payload buffer does not change it."""
+    exp = json.load(open(SYNTH_EXPECTED))["samples"]
+    dec = capi.pm_raw_decoder_find("alpha_profileme")
+    names = [capi.pm_raw_field_name(dec, i) for i in range(capi.pm_raw_field_count(dec))]
+    k = names.index("extra")
+    assert capi.pm_raw_field_kind(dec, k) == capi.PM_RAW_KIND_BYTES
+    seen = 0
+    for e in exp:
+        if "raw_error" in e or not e.get("extra"):
+            continue
+        want = bytes.fromhex(e["extra"])
+        buf = bytearray(bytes.fromhex(e["payload"]))
+        vals = capi.pm_raw_decode(dec, None, buf)
+        v = vals[k]
+        assert v.present and v.kind == capi.PM_RAW_KIND_BYTES and v.u == len(want)
+        assert v.bytes == want
+        buf[:] = b"\xee" * len(buf)           # the payload changes ...
+        del buf
+        gc.collect()
+        assert v.bytes == want                # ... the value does not
+        assert all(x.bytes is None for i, x in enumerate(vals) if i != k)
+        seen += 1
+    assert seen > 5
+
+
 def test_uint64_without_loss():
     a = capi.pm_attr()
     a.config = 2**64 - 1

@@ -162,7 +162,7 @@ def decode_raw(data, decoder):
         raise TypeError("decoder must be a string")
     if capi.pm_raw_decoder_find(decoder) is None:
         raise ValueError("no raw decoder named %r (known: %r)" % (decoder, _lib.raw_decoders()))
-    return _c.decode_raw(memoryview(data), decoder)
+    return _lib.decode_raw(memoryview(data), decoder)
 
 
 def decode_profileme(data):
@@ -779,18 +779,18 @@ class PerfData:
         slow path."""
         f, own = self._fresh()
         with _named(self.name):
-            ctx = _c.raw_ctx_from_file(f)
+            ctx = _lib.raw_ctx_from_file(f)
         try:
             while True:
                 if not own and self._file is None:
                     raise ValueError("I/O operation on a closed recording")
                 with _named(self.name):
-                    r = _c.file_next(f, ctx)
+                    r = _lib.file_next(f, ctx)
                 if r is None:
                     return
                 yield r
         finally:
-            _c.raw_ctx_free(ctx)
+            _lib.raw_ctx_free(ctx)
             if own:
                 _lib.file_close(f)
 

@@ -5,6 +5,7 @@ no hand-written C.  Each function returns what the package builds its
 objects from (dicts, lists, tuples); the bulk array transfers stay in the
 hand-written glue (docs/python.md, "Hand-written C").
 """
+import struct
 import sys
 
 from . import capi as _C
@@ -201,21 +202,60 @@ def raw_decoders():
     return [_C.pm_raw_decoder_name(_C.pm_raw_decoder_get(i)) for i in range(_C.pm_raw_decoder_count())]
 
 
-def raw_value(v):
-    """A pm_raw_value as Python: bool, code name (or int), bytes, int."""
-    if v.kind == _C.PM_RAW_KIND_BOOL:
-        return bool(v.u)
-    if v.kind == _C.PM_RAW_KIND_CODE:
-        return v.str if v.str is not None else v.u
-    if v.kind == _C.PM_RAW_KIND_BYTES:
-        return v.bytes
-    return v.u
+# per decoder name: ((field name, kind), ...); code names per context
+_RAW_FIELDS = {}
+_RAW_CODES = {}      # of the default context (ctx None)
+_BOOL, _CODE, _BYTES = _C.PM_RAW_KIND_BOOL, _C.PM_RAW_KIND_CODE, _C.PM_RAW_KIND_BYTES
+
+
+def _raw_fields(d):
+    name = _C.pm_raw_decoder_name(d)
+    got = _RAW_FIELDS.get(name)
+    if got is None:
+        got = _RAW_FIELDS[name] = tuple((_C.pm_raw_field_name(d, i), _C.pm_raw_field_kind(d, i))
+                                        for i in range(_C.pm_raw_field_count(d)))
+    return name, got
+
+
+def _ctx_cache(ctx, key):
+    """A dict kept by the raw context object (its options decide code names
+    and decoders), or the default context's."""
+    if ctx is None:
+        return _RAW_CODES.setdefault(key, {})
+    return ctx.__dict__.setdefault("_pm_" + key, {})
 
 
 def raw_dict(d, ctx, payload):
-    """A decoded payload as {field: value}, absent fields left out."""
-    vals = _C.pm_raw_decode(d, ctx, payload)
-    return {_C.pm_raw_field_name(d, i): raw_value(v) for i, v in enumerate(vals) if v.present}
+    """A decoded payload as {field: value}, absent fields left out: flags
+    bool, codes their names (the number where a code has none), BYTES
+    fields bytes.  One pm_raw_decode_row() call (numbers as lists); the
+    names are asked once per decoder, context and code."""
+    values, present = _C.pm_raw_decode_row(d, ctx, payload)
+    dname, fields = _raw_fields(d)
+    out = {}
+    vals = None
+    codes = None
+    for i, (name, kind) in enumerate(fields):
+        if not present[i]:
+            continue
+        v = values[i]
+        if kind == _BOOL:
+            v = bool(v)
+        elif kind == _CODE:
+            if codes is None:
+                codes = _ctx_cache(ctx, "codes")
+            key = (dname, i, v)
+            cn = codes.get(key, codes)
+            if cn is codes:
+                cn = codes[key] = _C.pm_raw_field_code_name(d, ctx, i, v)
+            if cn is not None:
+                v = cn
+        elif kind == _BYTES:
+            if vals is None:
+                vals = _C.pm_raw_decode(d, ctx, payload)
+            v = vals[i].bytes
+        out[name] = v
+    return out
 
 
 def decode_raw(data, decoder):
@@ -223,6 +263,145 @@ def decode_raw(data, decoder):
     if d is None:
         raise ValueError("no raw decoder named %r (known: %r)" % (decoder, raw_decoders()))
     return raw_dict(d, None, data)
+
+
+def raw_ctx_from_file(f):
+    """The raw-decoding context of a recording (pm_raw_ctx_new_from_file())."""
+    return _C.pm_raw_ctx_new_from_file(f)
+
+
+def raw_ctx_free(ctx):
+    _C.pm_raw_ctx_free(ctx)
+
+
+# ---------------------------------------------------------------- records
+
+# (present bits, key, member) of a sample, in the order of the dict
+_SAMPLE_U64 = tuple((getattr(_C, b) if isinstance(b, str) else b[0] | b[1], k, m) for b, k, m in (
+    ("PM_SAMPLE_IP", "ip", "ip"), ("PM_SAMPLE_TID", "pid", "pid"), ("PM_SAMPLE_TID", "tid", "tid"),
+    ("PM_SAMPLE_TIME", "time", "time"), ("PM_SAMPLE_ADDR", "addr", "addr"),
+    ((_C.PM_SAMPLE_ID, _C.PM_SAMPLE_IDENTIFIER), "id", "id"),
+    ("PM_SAMPLE_STREAM_ID", "stream_id", "stream_id"), ("PM_SAMPLE_CPU", "cpu", "cpu"),
+    ("PM_SAMPLE_PERIOD", "period", "period"),
+    ((_C.PM_SAMPLE_WEIGHT, _C.PM_SAMPLE_WEIGHT_STRUCT), "weight", "weight"),
+    ("PM_SAMPLE_DATA_SRC", "data_src", "data_src"), ("PM_SAMPLE_TRANSACTION", "transaction", "transaction"),
+    ("PM_SAMPLE_PHYS_ADDR", "phys_addr", "phys_addr"), ("PM_SAMPLE_CGROUP", "cgroup", "cgroup"),
+    ("PM_SAMPLE_DATA_PAGE_SIZE", "data_page_size", "data_page_size"),
+    ("PM_SAMPLE_CODE_PAGE_SIZE", "code_page_size", "code_page_size")))
+# the fields of the other records that records() gives: (key, member)
+_TASK = (("pid", "pid"), ("ppid", "ppid"), ("tid", "tid"), ("ptid", "ptid"), ("time", "time"))
+_RECORD_FIELDS = {
+    _C.PM_RECORD_COMM: ("comm", (("pid", "pid"), ("tid", "tid"), ("comm", "comm"))),
+    _C.PM_RECORD_MMAP: ("mmap", (("pid", "pid"), ("tid", "tid"), ("start", "addr"), ("len", "len"),
+                                 ("pgoff", "pgoff"), ("filename", "filename"))),
+    _C.PM_RECORD_FORK: ("task", _TASK),
+    _C.PM_RECORD_LOST: ("lost", (("lost", "lost"),)),
+}
+_RECORD_FIELDS[_C.PM_RECORD_MMAP2] = _RECORD_FIELDS[_C.PM_RECORD_MMAP]
+_RECORD_FIELDS[_C.PM_RECORD_EXIT] = _RECORD_FIELDS[_C.PM_RECORD_FORK]
+_RECORD_FIELDS[_C.PM_RECORD_LOST_SAMPLES] = _RECORD_FIELDS[_C.PM_RECORD_LOST]
+
+
+def _text(s):
+    """A name the library read (undecodable bytes as surrogates) as records()
+    gives it: undecodable bytes replaced."""
+    if s is None:
+        return None
+    return s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def file_next(f, ctx):
+    """The next record of f as a dict with every field (records(): the
+    detailed, slow path), None at the end; the payload decoded with ctx
+    (a raw_ctx_from_file(), or None: not decoded)."""
+    more, rec = _C.pm_file_next(f)
+    if not more:
+        return None
+    typ = rec.type
+    d = {"type": _C.pm_record_type_name(typ), "type_id": typ, "misc": rec.misc,
+         "offset": rec.offset, "size": rec.size}
+    idx = rec.attr_idx
+    if idx >= 0:
+        d["event_index"] = idx
+        d["event"] = _C.pm_file_event_name(f, idx)
+    if typ != _C.PM_RECORD_SAMPLE:
+        r = _optional(_C.pm_file_record_parse, f, rec)
+        if r is not None:
+            got = _RECORD_FIELDS.get(typ)
+            if got is not None:
+                part = getattr(r, got[0])
+                for key, m in got[1]:
+                    v = getattr(part, m)
+                    d[key] = _text(v) if isinstance(v, str) else v
+            sid = r.sample_id
+            if sid.present & _C.PM_SAMPLE_TIME:
+                d["time"] = sid.time
+        d["bytes"] = rec.data
+        return d
+    try:
+        s = _C.pm_file_sample(f, rec)
+    except Error:
+        d["error"] = _C.pm_errmsg()
+        return d
+    p = s.present
+    for bit, key, m in _SAMPLE_U64:
+        if p & bit:
+            d[key] = getattr(s, m)
+    if p & _C.PM_SAMPLE_CALLCHAIN:
+        cc = s.callchain
+        # nr u64 in the recording's byte order (what pm_sample_callchain_ip() reads)
+        d["callchain"] = list(struct.unpack("%s%dQ" % (">" if s.big_endian else "<", cc.nr),
+                                            cc.ips or b""))
+    if p & _C.PM_SAMPLE_RAW:
+        raw = s.raw.data or b""
+        d["raw"] = raw
+        if ctx is not None and idx >= 0:
+            decs = _ctx_cache(ctx, "decoders")       # attr index -> (decoder, key) or None
+            got = decs.get(idx, decs)
+            if got is decs:
+                dec = _optional(_C.pm_raw_ctx_select, ctx, _C.pm_file_attr(f, idx))
+                got = decs[idx] = (dec, _C.pm_raw_decoder_key(dec)) if dec is not None else None
+            if got is not None:
+                dec, key = got
+                try:
+                    d[key] = raw_dict(dec, ctx, raw)
+                except Error:
+                    d["raw_error"] = _C.pm_errmsg()
+    return d
+
+
+# ---------------------------------------------------------------- chunks (profileme.dask)
+
+_CHUNK_FIELDS = ("start", "end", "read_start", "time_lo", "time_hi", "time_min", "time_max",
+                 "flags", "index", "data_offset", "data_end")
+
+
+def chunk_index(f, chunk_bytes):
+    """([chunk tuple of _CHUNK_FIELDS, ...], (first, last) sample time or
+    None): the chunk index of f (pm_chunk_index_new_from_file(), the GIL
+    released while it scans)."""
+    with _C.pm_chunk_index_new_from_file(f, _C.pm_chunk_index_opts(chunk_bytes=chunk_bytes)) as idx:
+        out = []
+        for i in range(_C.pm_chunk_index_count(idx)):
+            c = _C.pm_chunk_index_get(idx, i)
+            out.append(tuple(getattr(c, k) for k in _CHUNK_FIELDS))
+        rng = _optional(_C.pm_chunk_index_time_range, idx)
+    return out, (tuple(rng) if rng is not None else None)
+
+
+def file_select_chunk(f, chunk):
+    """Restrict a fresh f to a chunk (a tuple of chunk_index())."""
+    if not isinstance(chunk, tuple) or len(chunk) != len(_CHUNK_FIELDS):
+        raise TypeError("a chunk of chunk_index() (a tuple of %d ints) is needed" % len(_CHUNK_FIELDS))
+    _C.pm_file_select_chunk(f, _C.pm_file_chunk(**dict(zip(_CHUNK_FIELDS, chunk))))
+
+
+def columns_new_mt(f, event, threads, chunk_bytes):
+    """A pm_columns decoding f's chunks in `threads` threads
+    (pm_columns_opts.threads), owned by the returned object: its end (or
+    pm_columns_free()) joins the threads."""
+    return _C.pm_columns_new_from_file(f, _C.pm_columns_opts(event=event, threads=threads,
+                                                             chunk_bytes=chunk_bytes))
 
 
 def attribution_names():

@@ -19,7 +19,6 @@ import os
 import numpy as np
 
 import profileme
-from profileme import _glue as _c
 from profileme import _lib
 
 DEFAULT_CHUNK_BYTES = 64 << 20
@@ -47,7 +46,7 @@ def chunks(path, chunk_bytes=DEFAULT_CHUNK_BYTES):
     f = _lib.file_open(path, 0)
     try:
         with profileme._named(path):
-            lst, rng = _c.chunk_index(f, int(chunk_bytes or 0))
+            lst, rng = _lib.chunk_index(f, int(chunk_bytes or 0))
     finally:
         _lib.file_close(f)
     out = []
@@ -97,7 +96,7 @@ def _chunk_array(rec, path, key, get, ev):
     f = _lib.file_open(path, 0)
     try:
         with profileme._named(path):
-            _c.file_select_chunk(f, key)
+            _lib.file_select_chunk(f, key)
             cols = _lib.columns_new(f, ev, None)
         try:
             feats = rec.features
