@@ -999,6 +999,25 @@ static int pmc_stack_tramp(void *user, const struct pm_stack *s)
 }
 %typemap(argout) (pm_ring_record_fn fn, void *user) "if (cb$argnum.failed) SWIG_fail;";
 
+/* pm_columns_tee(c, tee, tee_user): a pm_writer (every record goes into
+ * it, pm_writer_ring_cb, no Python call per record) or None (no tee).  The
+ * reader keeps the pointer, so no Python callable (its trampoline lives for
+ * one call); the caller keeps the writer alive while the reader reads. */
+%typemap(in) (pm_ring_record_fn tee, void *tee_user) {
+	void *w = NULL;
+
+	if ($input == Py_None) {
+		$1 = NULL;
+		$2 = NULL;
+	} else if (SWIG_IsOK(SWIG_ConvertPtr($input, &w, $descriptor(pm_writer *), 0)) && w) {
+		$1 = pm_writer_ring_cb;
+		$2 = w;
+	} else {
+		PyErr_SetString(PyExc_TypeError, "$symname: tee must be a pm_writer or None");
+		SWIG_fail;
+	}
+}
+
 %typemap(in) (pm_stack_fn fn, void *user) (struct pmc_cb cb) {
 	if (!PyCallable_Check($input)) {
 		PyErr_SetString(PyExc_TypeError, "$symname: fn must be callable");

@@ -43,6 +43,14 @@
  *
  * Rows come in time order unless the file was opened with raw_order.
  *
+ * A ::pm_columns also reads a live ::pm_evlist (pm_columns_new_from_evlist()):
+ * the same columns from the SAMPLE records in the rings, each matched to its
+ * event by its id and parsed with the layout of the attr as opened.  There a
+ * read returns the rows the rings hold now (0 rows: nothing more now, not
+ * the end), in ring order: ring by ring, each ring in time order, not
+ * merged across rings (sort by the time column, or use
+ * pm_evlist_drain_ordered()).
+ *
  * **The bulk read convention** (docs/conventions.md, "Bulk reads"): this is
  * the library's one bulk sample reader.  A field the sample does not carry
  * is 0 in its column (time, pid, tid, cpu, addr, ... alike; the period
@@ -67,6 +75,7 @@
 #include <profileme/common.h>
 #include <profileme/file.h>
 #include <profileme/raw.h>
+#include <profileme/ring.h>
 #include <profileme/symbol.h>
 
 #ifdef __cplusplus
@@ -77,7 +86,7 @@ extern "C" {
  *  the decoded fields of a raw decoder follow them. */
 #define PM_COLUMNS_NBASE 13
 
-/** @brief A columnar reader over a ::pm_file (opaque). */
+/** @brief A columnar reader over a ::pm_file or a live ::pm_evlist (opaque). */
 typedef struct pm_columns pm_columns;
 
 /** @brief Element types of columns (pm_columns_type()). */
@@ -128,6 +137,70 @@ struct pm_columns_opts {
  */
 PM_EXPERIMENTAL PM_API int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts);
 
+/**
+ * @brief **pm_columns_new_from_evlist()** prepares columnar reading of the
+ *        samples in the rings of an opened event list.
+ *
+ * Each read takes the records the rings hold at that moment out of them
+ * (visiting ring 0, 1, ... in turn, a snapshot of each ring's data_head per
+ * visit, until one round finds every ring empty) and gives the kernel their
+ * space back; the SAMPLE records become rows, matched to their event by
+ * PERF_SAMPLE_ID / IDENTIFIER (pm_evlist_event_of()) and parsed with the
+ * sample layout of the attr the kernel got (pm_evlist_attr(): the list's
+ * defaults change sample_type), as pm_evlist_sample() parses them.  The
+ * `event` column is the list's event index; `raw_offset` is 0.
+ *
+ * - A read that returns 0 rows means: nothing more in the rings now.  Poll
+ *   (pm_evlist_poll()) and read again; the reader never reaches an end.
+ * - Rows are in ring order: within a ring in time order (one CPU writes
+ *   it), not merged across rings.
+ * - The other records (COMM, MMAP2, LOST, ...) are consumed too; they reach
+ *   the list's counters (pm_evlist_stats(): PERF_RECORD_LOST and
+ *   LOST_SAMPLES are counted there) and a tee (pm_columns_tee()), never a
+ *   row.
+ * - A SAMPLE record that cannot be decoded (no event has its id, shorter or
+ *   longer than its layout) is counted by pm_columns_skipped() and ends the
+ *   read with its error (-ENOENT, -PM_ERR_TRUNCATED, -PM_ERR_CORRUPT, ...;
+ *   pm_errmsg() names the ring, the event and the offset): the rows before
+ *   it are in the buffers (@p n), the bad record is consumed and the next
+ *   read goes on after it.  A ring whose framing is impossible (a record
+ *   size the ring cannot hold) is reported once with -PM_ERR_CORRUPT and
+ *   not read again; the other rings are.
+ *
+ * The raw decoder is chosen from this machine (its architecture, its PMUs
+ * in sysfs) and the attrs.  @c threads in @p opts is ignored (a live reader
+ * decodes in the calling thread).  The reader does not own @p el, which
+ * must stay open while it is used; do not read the rings otherwise (a drain)
+ * while it is used.
+ * @param[out] out the reader; free with pm_columns_free()
+ * @param el       an opened list (pm_evlist_open())
+ * @param opts     options, or NULL for defaults
+ * @return 0; -EINVAL (NULL, the list is not open); -ENOENT (no decoder of
+ *         that name, or event index out of range); -PM_ERR_STRUCT_SIZE;
+ *         -ENOMEM.
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_columns_new_from_evlist(pm_columns **out, pm_evlist *el,
+						      const struct pm_columns_opts *opts);
+
+/**
+ * @brief **pm_columns_tee()** a live reader also hands every record it
+ *        takes out of the rings (every type, SAMPLE included, before it
+ *        becomes a row) to @p tee: for example pm_writer_ring_cb() with a
+ *        ::pm_writer as @p tee_user keeps the whole recording while the columns
+ *        are read.
+ *
+ * A negative return of @p tee ends the read with that error (the record is
+ * consumed and, when a SAMPLE, not a row); other returns are ignored.  The
+ * reader keeps @p tee_user: it must stay valid while the reader reads.
+ * @param c         a reader from pm_columns_new_from_evlist()
+ * @param tee       the callback; NULL: no more tee
+ * @param tee_user  passed to @p tee
+ * @return 0; -EINVAL (NULL, or a file reader: it takes no ring records).
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_columns_tee(pm_columns *c, pm_ring_record_fn tee, void *tee_user);
+
 /** @brief **pm_columns_free()** releases a reader.  NULL-safe. @since 0.1 */
 PM_EXPERIMENTAL PM_API void pm_columns_free(pm_columns *c);
 
@@ -168,11 +241,13 @@ PM_EXPERIMENTAL PM_API const pm_raw_ctx *pm_columns_raw_ctx(const pm_columns *c)
  *                 column.  Columns past @p nbufs are not written.
  * @param nbufs    number of buffers
  * @param cap      rows available in every buffer
- * @param[out] n   rows written (0 at the end of the file)
+ * @param[out] n   rows written (0 at the end of the file; live: nothing
+ *                 more in the rings now)
  * @return 0 (also at the end: @p n = 0); a negative error of the file
  *         (pm_file_next()) after the rows before the damage were delivered
- *         in earlier calls: the rows read before the error in this call are
- *         in the buffers and counted in @p n.
+ *         in earlier calls, or (live) of a bad record, see
+ *         pm_columns_new_from_evlist(): the rows read before the error in
+ *         this call are in the buffers and counted in @p n.
  * @since 0.1
  */
 PM_EXPERIMENTAL PM_API int pm_columns_read(pm_columns *c, void *const *bufs, size_t nbufs, size_t cap, size_t *n);

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 
 #include <profileme/export.h>
+#include <profileme/pmu.h>
 #include <profileme/record.h>
+#include <profileme/ring.h>
 
 #include "internal/pm_internal.h"
 #include "internal/source_int.h"
@@ -130,58 +132,71 @@ void pm_columns_free(pm_columns *c)
 	pm__columns_mt_free(c->mt);
 	free(c->decoder_name);
 	pm_raw_ctx_free(c->ctx);
+	if (c->src.fini)
+		c->src.fini(c->src.impl);
 	free(c);
 }
 
-int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts)
+/* The raw decoding context of this machine, for a live source: its
+ * architecture (uname), byte order and the PMUs in sysfs (type -> name). */
+static int pm_raw_ctx_new_host(pm_raw_ctx **out)
 {
-	struct pm_columns_opts o = { .sz = sizeof(o), .event = -1 };
-	pm_columns *c;
-	int err;
+	pm_pmu_list *pl = NULL;
+	pm_raw_ctx *ctx;
+	int err = pm_raw_ctx_new(&ctx);
 
-	if (out)
-		*out = NULL;
-	if (!out || !f)
-		return pm__err(EINVAL, "pm_columns_new_from_file: NULL argument");
-	err = PM__SZ_VALID(opts, pm_columns_opts, PM_COLUMNS_OPTS_SZ_V1);
 	if (err)
 		return err;
+	err = pm_raw_ctx_set_arch(ctx, NULL);
+	if (!err)
+		err = pm_raw_ctx_set_big_endian(ctx, pm__host_big_endian());
+	if (!err && pm_pmu_scan(&pl, NULL) == 0) {
+		for (size_t i = 0; !err && i < pm_pmu_list_count(pl); i++) {
+			const pm_pmu *p = pm_pmu_list_get(pl, i);
+			uint32_t type;
+
+			if (p && pm_pmu_type(p, &type) == 0)
+				err = pm_raw_ctx_add_pmu(ctx, type, pm_pmu_name(p));
+		}
+	}
+	pm_pmu_list_free(pl);
+	pm__err_clear();
+	if (err) {
+		pm_raw_ctx_free(ctx);
+		return err;
+	}
+	*out = ctx;
+	return 0;
+}
+
+/* The columns of a reader whose c->src and c->ctx are set, from the options
+ * and the source's attrs. */
+static int pm_columns_setup(pm_columns *c, const struct pm_columns_opts *opts)
+{
+	struct pm_columns_opts o = { .sz = sizeof(o), .event = -1 };
+	int err;
+
 	if (opts)
 		pm__opts_copy_in(&o, sizeof(o), opts, opts->sz);
-
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	pm__source_file(&c->src, f);
-	c->file = f;
 	c->event = o.event;
-	c->threads = o.threads > 1 ? PM_MIN(o.threads, 256) : 1;
+	c->threads = o.threads > 1 && c->file ? PM_MIN(o.threads, 256) : 1;
 	c->chunk_bytes = o.chunk_bytes ? o.chunk_bytes : (8ull << 20);
 	c->no_raw = o.no_raw;
 	c->record_columns = o.record_columns;
-	if (o.decoder && !(c->decoder_name = strdup(o.decoder))) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	c->nattrs = pm_file_nr_attrs(f);
-	if (o.event >= 0 && (size_t)o.event >= c->nattrs) {
-		err = pm__err(ENOENT, "event index %d out of range (the file has %zu events)", o.event,
-			      c->nattrs);
-		goto fail;
-	}
-	err = pm_raw_ctx_new_from_file(&c->ctx, f);
-	if (err)
-		goto fail;
+	if (o.decoder && !(c->decoder_name = strdup(o.decoder)))
+		return -ENOMEM;
+	c->nattrs = c->src.nr_attrs(c->src.impl);
+	if (o.event >= 0 && (size_t)o.event >= c->nattrs)
+		return pm__err(ENOENT, "event index %d out of range (the %s has %zu events)", o.event,
+			       c->file ? "file" : "event list", c->nattrs);
 	c->dec_for_attr = calloc(c->nattrs ? c->nattrs : 1, 1);
 	c->has_fixed = calloc(c->nattrs ? c->nattrs : 1, 1);
 	c->fixed_period = calloc(c->nattrs ? c->nattrs : 1, sizeof(*c->fixed_period));
-	if (!c->dec_for_attr || !c->has_fixed || !c->fixed_period) {
-		err = -ENOMEM;
-		goto fail;
-	}
+	if (!c->dec_for_attr || !c->has_fixed || !c->fixed_period)
+		return -ENOMEM;
 	for (size_t i = 0; i < c->nattrs; i++) {
 		/* a fixed period lives in the attr (as perf script shows it) */
-		const struct pm_attr *a = pm_file_attr(f, i);
+		const struct pm_attr *a = c->src.attr(c->src.impl, i);
 
 		if (a && !(a->flags & PM_ATTR_FREQ)) {
 			c->has_fixed[i] = 1;
@@ -191,14 +206,12 @@ int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_colum
 	if (!o.no_raw) {
 		if (o.decoder) {
 			c->dec = pm_raw_decoder_find(o.decoder);
-			if (!c->dec) {
-				err = pm__err(ENOENT, "no raw decoder named '%s'", o.decoder);
-				goto fail;
-			}
+			if (!c->dec)
+				return pm__err(ENOENT, "no raw decoder named '%s'", o.decoder);
 		}
 		for (size_t i = 0; i < c->nattrs; i++) {
 			const pm_raw_decoder *d = NULL;
-			const struct pm_attr *a = pm_file_attr(f, i);
+			const struct pm_attr *a = c->src.attr(c->src.impl, i);
 
 			if (o.event >= 0 && (size_t)o.event != i)
 				continue;
@@ -220,7 +233,7 @@ int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_colum
 		err = pm_columns_add(c, pm_base_cols[i].name, strlen(pm_base_cols[i].name),
 				     pm_base_cols[i].type, (int)i, -1, -1);
 		if (err)
-			goto fail;
+			return err;
 	}
 	if (c->dec) {
 		/* Decoders whose hardware marks fields invalid get `_valid` columns. */
@@ -229,10 +242,8 @@ int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_colum
 		c->nfields = pm_raw_field_count(c->dec);
 		c->vals = calloc(c->nfields ? c->nfields : 1, sizeof(*c->vals));
 		c->present = calloc(c->nfields ? c->nfields : 1, 1);
-		if (!c->vals || !c->present) {
-			err = -ENOMEM;
-			goto fail;
-		}
+		if (!c->vals || !c->present)
+			return -ENOMEM;
 		for (size_t i = 0; i < c->nfields; i++) {
 			const char *name = pm_raw_field_name(c->dec, i);
 			int kind = pm_raw_field_kind(c->dec, i);
@@ -247,14 +258,76 @@ int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_colum
 						     PM_COL_U8, -1, -1, (int)i);
 			}
 			if (err)
-				goto fail;
+				return err;
 		}
+	}
+	return 0;
+}
+
+int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts)
+{
+	pm_columns *c;
+	int err;
+
+	if (out)
+		*out = NULL;
+	if (!out || !f)
+		return pm__err(EINVAL, "pm_columns_new_from_file: NULL argument");
+	err = PM__SZ_VALID(opts, pm_columns_opts, PM_COLUMNS_OPTS_SZ_V1);
+	if (err)
+		return err;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	pm__source_file(&c->src, f);
+	c->file = f;
+	err = pm_raw_ctx_new_from_file(&c->ctx, f);
+	if (!err)
+		err = pm_columns_setup(c, opts);
+	if (err) {
+		pm_columns_free(c);
+		return err;
 	}
 	*out = c;
 	return 0;
-fail:
-	pm_columns_free(c);
-	return err;
+}
+
+int pm_columns_new_from_evlist(pm_columns **out, pm_evlist *el, const struct pm_columns_opts *opts)
+{
+	pm_columns *c;
+	int err;
+
+	if (out)
+		*out = NULL;
+	if (!out || !el)
+		return pm__err(EINVAL, "pm_columns_new_from_evlist: NULL argument");
+	err = PM__SZ_VALID(opts, pm_columns_opts, PM_COLUMNS_OPTS_SZ_V1);
+	if (err)
+		return err;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = pm__source_evlist(&c->src, el);
+	if (!err)
+		err = pm_raw_ctx_new_host(&c->ctx);
+	if (!err)
+		err = pm_columns_setup(c, opts);
+	if (err) {
+		pm_columns_free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+int pm_columns_tee(pm_columns *c, pm_ring_record_fn tee, void *tee_user)
+{
+	if (!c)
+		return pm__err(EINVAL, "pm_columns_tee: NULL reader");
+	if (!c->src.tee)
+		return pm__err(EINVAL, "pm_columns_tee: a file reader hands out no ring records "
+				       "(only a reader from pm_columns_new_from_evlist() does)");
+	return c->src.tee(c->src.impl, tee, tee_user);
 }
 
 size_t pm_columns_count(const pm_columns *c)
@@ -519,8 +592,12 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 			rows++;
 			continue;
 		}
-		if (pm_columns_core(c, &r, &s, &present)) {
+		rc = pm_columns_core(c, &r, &s, &present);
+		if (rc) {
 			c->skipped++;
+			if (src->strict)
+				break;
+			rc = 0;
 			continue;
 		}
 		{
@@ -591,8 +668,12 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 		rc = 0;
 		if (c->event >= 0 && r.attr_idx != c->event)
 			continue;
-		if (pm_columns_core(c, &r, &s, &present)) {
+		rc = pm_columns_core(c, &r, &s, &present);
+		if (rc) {
 			c->skipped++;
+			if (src->strict)
+				break;
+			rc = 0;
 			continue;
 		}
 		pm_columns_base_vals(c, &r, &s, present, base_vals);

@@ -3,7 +3,7 @@
  * A source of SAMPLE records for the bulk readers (internal, never
  * installed): what lib/export/columns.c needs of a perf.data file
  * (lib/file/reader_rows.c: pm__source_file()) or of a live evlist
- * (lib/ring: pm__source_evlist()), and nothing of their internals.
+ * (lib/ring/source.c: pm__source_evlist()), and nothing of their internals.
  *
  * A source hands out SAMPLE records one at a time, each with its attr
  * index and the sample plan of that attr (lib/record/plan.h); every other
@@ -35,8 +35,13 @@ struct pm__source {
 	void *impl;
 	bool be;           /* byte order of the records */
 	bool file_offsets; /* pm__srec.offset is a file offset */
+	/* A sample that cannot be decoded is an error of the read (the rows
+	 * before it are delivered; the next read goes on after it), not only
+	 * a skip: live, where nothing else would report it. */
+	bool strict;
 	/* The next SAMPLE: 1; 0 at the end (live: nothing more in the rings
-	 * now); <0 an error of the source (records before it were handed out). */
+	 * now); <0 an error of the source (records before it were handed out;
+	 * the next call goes on after the bad one). */
 	int (*next)(void *impl, struct pm__srec *r);
 	/* The attrs known now (a pipe stream learns more as it goes). */
 	size_t (*nr_attrs)(const void *impl);
@@ -46,9 +51,17 @@ struct pm__source {
 	/* pm_sample_parse() of the record with the source's message on error
 	 * (no attr, unknowable layout, damage: named as the source names it). */
 	int (*sample)(const void *impl, const struct pm__srec *r, struct pm_sample *out);
+	/* Optional (NULL: nothing to do / not offered). */
+	void (*fini)(void *impl);
+	/* Live: every record taken out of the rings (every type) also goes to
+	 * fn before it is handed out; fn NULL: none. */
+	int (*tee)(void *impl, pm_ring_record_fn fn, void *user);
 };
 
 /* lib/file/reader_rows.c */
 PM_HIDDEN void pm__source_file(struct pm__source *s, pm_file *f);
+/* lib/ring/source.c: the rings of an opened list (allocates: src->fini);
+ * 0, -EINVAL (not open), -ENOMEM. */
+PM_HIDDEN int pm__source_evlist(struct pm__source *s, pm_evlist *el);
 
 #endif /* PM_SOURCE_INT_H */

@@ -949,6 +949,32 @@ int pm_evlist_sample(const pm_evlist *el, const void *rec, size_t len, struct pm
 	return rc;
 }
 
+bool pm__evlist_is_open(const pm_evlist *el)
+{
+	return el && el->opened;
+}
+
+bool pm__evlist_overwrite(const pm_evlist *el)
+{
+	return el && (el->o.flags & PM_EVLIST_OVERWRITE);
+}
+
+const pm_sample_layout *pm__evlist_layout(const pm_evlist *el, size_t idx)
+{
+	return el && el->opened && idx < el->nr_ev ? el->ev[idx].layout : NULL;
+}
+
+pm_ring *pm__evlist_swap_ring(pm_evlist *el, size_t i, pm_ring *r)
+{
+	pm_ring *old;
+
+	if (!el || i >= el->nr_rings || !r)
+		return NULL;
+	old = el->rings[i];
+	el->rings[i] = r;
+	return old;
+}
+
 size_t pm_evlist_nr_rings(const pm_evlist *el)
 {
 	return el ? el->nr_rings : 0;

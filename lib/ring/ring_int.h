@@ -64,6 +64,17 @@ PM_HIDDEN void pm__order_fini(struct pm__order *o);
 PM_HIDDEN long pm__ring_drain_ordered(pm_ring **rings, size_t n, struct pm__order *o,
 				      pm__rec_time_fn tf, void *tctx, pm_ring_record_fn fn,
 				      void *user, unsigned long max, unsigned flags, bool *stopped);
+/* What lib/ring/source.c needs of a list (evlist.c). */
+PM_HIDDEN bool pm__evlist_is_open(const pm_evlist *el);
+PM_HIDDEN bool pm__evlist_overwrite(const pm_evlist *el);
+/* The sample layout of event idx as opened; NULL: unknowable or bad index. */
+PM_HIDDEN const pm_sample_layout *pm__evlist_layout(const pm_evlist *el, size_t idx);
+
+/* Tests only: ring i of an opened list becomes @p r (a memory ring with
+ * records the test made); returns the ring it replaces, which the test
+ * puts back before pm_evlist_close() (NULL: bad index). */
+PM_HIDDEN pm_ring *pm__evlist_swap_ring(pm_evlist *el, size_t i, pm_ring *r);
+
 /* Record why perf_event_open(a) failed with errno @p err (pm_errmsg()), the
  * ProfileMe rule it broke when it is one; returns -err. */
 PM_HIDDEN int pm__evlist_explain_open(int err, const struct pm_attr *a, const char *name, int pid,
