@@ -16,7 +16,7 @@
 #include <profileme/export.h>
 
 #include "internal/pm_internal.h"
-#include "file/reader_int.h"
+#include "file/reader_twin.h"
 #include "export/columns_int.h"
 
 enum { PMCM_PENDING, PMCM_RUNNING, PMCM_DONE };
@@ -56,9 +56,6 @@ static void pmcm_decode(struct pm__columns_mt *m, size_t k)
 {
 	struct pmcm_out *o = &m->out[k];
 	const pm_columns *c = m->c;
-	const pm_file *f = c->file;
-	struct pm_file_opts fo = { .sz = sizeof(fo), .window_size = f->win_cap,
-				   .reorder_max_bytes = f->reorder_max, .strict = f->strict };
 	struct pm_columns_opts co = { .sz = sizeof(co), .event = c->event, .decoder = c->decoder_name,
 				      .no_raw = c->no_raw, .record_columns = c->record_columns };
 	size_t offs[PM_COLUMNS_MAX_];
@@ -68,12 +65,9 @@ static void pmcm_decode(struct pm__columns_mt *m, size_t k)
 
 	for (size_t i = 0; i < m->ncols; i++)
 		offs[i] = m->want[i] ? m->off[i] : SIZE_MAX;
-	rc = pm_file_open_fd(&g, f->fd, &fo);
-	if (!rc) {
-		free(g->name);
-		g->name = strdup(PMF_NAME(f));
+	rc = pm__file_open_twin(&g, c->file);
+	if (!rc)
 		rc = pm_file_select_chunk(g, &m->chunks[k]);
-	}
 	if (!rc)
 		rc = pm_columns_new_from_file(&s, g, &co);
 	while (!rc) {
@@ -228,8 +222,7 @@ static int pmcm_start(pm_columns *c, uint8_t *const *base, const size_t *stride,
 	pm_file *f = c->file;
 	int rc;
 
-	if (!f || f->info.pipe_mode || !f->seekable || f->win_end || f->qend ||
-	    f->win_off != f->info.data_offset || f->data_end - f->info.data_offset <= c->chunk_bytes)
+	if (!pm__file_cuttable(f, c->chunk_bytes))
 		return 1;
 	rc = pm_chunk_index_new_from_file(&idx, f, &io);
 	if (rc)
