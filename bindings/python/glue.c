@@ -146,6 +146,14 @@ static int pmpy_grow(pmpy_buf *b, size_t more)
 	return 0;
 }
 
+/* Release the buffers of v[0..n) that were acquired (obj set). */
+static void pmpy_release(Py_buffer *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i].obj)
+			PyBuffer_Release(&v[i]);
+}
+
 /* ---------------------------------------------------------------- columns */
 
 PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap)
@@ -758,7 +766,7 @@ PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips
 	static const char *const names[A_N] = { "addr", "skid", "mode", "charge", "trap", "skid_valid",
 						"exact", "ip_differs", "attributed" };
 	const pm_raw_decoder *d;
-	Py_buffer vr = { 0 }, vi = { 0 }, vo = { 0 };
+	Py_buffer v[3] = { 0 }; /* regs, ips, ok */
 	PyObject *res = NULL;
 	char *out[A_N] = { 0 };
 	size_t n, k;
@@ -774,15 +782,15 @@ PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips
 		PyErr_Format(PyExc_ValueError, "no attribution rule for decoder %s", decoder);
 		return NULL;
 	}
-	if (PyObject_GetBuffer(regs, &vr, PyBUF_C_CONTIGUOUS | PyBUF_ND) < 0)
+	if (PyObject_GetBuffer(regs, &v[0], PyBUF_C_CONTIGUOUS | PyBUF_ND) < 0)
 		return NULL;
-	if (PyObject_GetBuffer(ips, &vi, PyBUF_C_CONTIGUOUS) < 0 ||
-	    PyObject_GetBuffer(ok, &vo, PyBUF_C_CONTIGUOUS) < 0)
+	if (PyObject_GetBuffer(ips, &v[1], PyBUF_C_CONTIGUOUS) < 0 ||
+	    PyObject_GetBuffer(ok, &v[2], PyBUF_C_CONTIGUOUS) < 0)
 		goto out;
-	n = (size_t)vi.len / 8;
-	k = vr.ndim == 2 ? (size_t)vr.shape[1] : 0;
-	if ((size_t)vi.len % 8 || vr.ndim != 2 || (size_t)vr.shape[0] != n || vr.itemsize != 8 ||
-	    (size_t)vo.len != n || k < 2 || k > 8) {
+	n = (size_t)v[1].len / 8;
+	k = v[0].ndim == 2 ? (size_t)v[0].shape[1] : 0;
+	if ((size_t)v[1].len % 8 || v[0].ndim != 2 || (size_t)v[0].shape[0] != n || v[0].itemsize != 8 ||
+	    (size_t)v[2].len != n || k < 2 || k > 8) {
 		PyErr_SetString(PyExc_ValueError, "regs (n x 2..8 uint64), ips (n uint64) and ok (n uint8) "
 				"do not match");
 		goto out;
@@ -796,14 +804,14 @@ PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips
 	}
 	Py_BEGIN_ALLOW_THREADS
 	for (size_t r = 0; r < n && !rc; r++) {
-		const uint64_t *rg = (const uint64_t *)vr.buf + r * k;
+		const uint64_t *rg = (const uint64_t *)v[0].buf + r * k;
 		uint8_t payload[4 + 7 * 8];
 		uint64_t ip, addr;
 		int64_t skid = 0;
 		uint8_t mode = 255, charge = 255, trap = 255, skv = 0, exact = 0, differs = 0, done = 0;
 		size_t len = 4 + (k - 1) * 8;
 
-		memcpy(&ip, (const char *)vi.buf + 8 * r, 8);
+		memcpy(&ip, (const char *)v[1].buf + 8 * r, 8);
 		addr = ip;
 		if (pm) {
 			for (int b = 0; b < 4; b++)
@@ -818,7 +826,7 @@ PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips
 			for (size_t j = 1; j < k; j++)
 				memcpy(payload + 4 + 8 * (j - 1), &rg[j], 8);
 		}
-		if (((const uint8_t *)vo.buf)[r]) {
+		if (((const uint8_t *)v[2].buf)[r]) {
 			if (pm) {
 				struct pm_profileme_sample s = { .sz = sizeof(s) };
 				struct pm_profileme_attribution a = { .sz = sizeof(a) };
@@ -862,18 +870,47 @@ PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips
 out:
 	for (int i = 0; i < A_N; i++)
 		free(out[i]);
-	if (vr.obj)
-		PyBuffer_Release(&vr);
-	if (vi.obj)
-		PyBuffer_Release(&vi);
-	if (vo.obj)
-		PyBuffer_Release(&vo);
+	pmpy_release(v, 3);
 	return res;
 }
 
 /* ---------------------------------------------------------------- symbols */
 
 #define PMPY_MODE_PALCODE 255
+
+/* The query columns of symbolize() and symbol_rows(), by index. */
+enum { Q_PID, Q_TID, Q_IP, Q_MODE, Q_TIME, Q_N };
+
+/* The C-contiguous buffers of the query columns into v[Q_N] (zeroed by the
+ * caller): n native int32 pids, uint32 tids, uint64 ips, uint8 cpumodes and
+ * uint64 times, of one length n; tids and times may be None (v[].obj stays
+ * NULL).  Returns n, or -1 with an exception set and no buffer held. */
+static Py_ssize_t pmpy_sym_query(Py_buffer v[Q_N], PyObject *pids, PyObject *tids, PyObject *ips,
+				 PyObject *modes, PyObject *times)
+{
+	PyObject *const objs[Q_N] = { pids, tids, ips, modes, times };
+	static const size_t item[Q_N] = { 4, 4, 8, 1, 8 };
+	size_t n;
+
+	for (int i = 0; i < Q_N; i++) {
+		if ((i == Q_TID || i == Q_TIME) && objs[i] == Py_None)
+			continue;
+		if (PyObject_GetBuffer(objs[i], &v[i], PyBUF_C_CONTIGUOUS) < 0) {
+			pmpy_release(v, i);
+			return -1;
+		}
+	}
+	n = (size_t)v[Q_IP].len / 8;
+	for (int i = 0; i < Q_N; i++) {
+		if (v[i].obj && (size_t)v[i].len != n * item[i]) {
+			PyErr_SetString(PyExc_ValueError, "pids (int32), tids (uint32), ips (uint64), cpumodes (uint8) "
+					"and times (uint64) must have the same length");
+			pmpy_release(v, Q_N);
+			return -1;
+		}
+	}
+	return (Py_ssize_t)n;
+}
 
 /* Resolve (pid, ip, cpumode, time) queries (equal-length native int32 /
  * uint64 / uint8 / uint64 buffers; times may be None) with the library's one
@@ -890,30 +927,21 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 			 const char *symfs, const char *kallsyms)
 {
 	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms };
-	Py_buffer vp = { 0 }, vi = { 0 }, vm = { 0 }, vt = { 0 };
+	Py_buffer v[Q_N] = { 0 };
 	pm_sym *sym = NULL;
 	PyObject *res = NULL, *table = NULL, *idx = NULL;
 	uint32_t *out = NULL;
 	int64_t nu = 0;
+	Py_ssize_t got;
 	size_t n;
 	int rc;
 
 	if (pmpy_check(f, "file"))
 		return NULL;
-	if (PyObject_GetBuffer(pids, &vp, PyBUF_C_CONTIGUOUS) < 0)
+	got = pmpy_sym_query(v, pids, Py_None, ips, modes, times);
+	if (got < 0)
 		return NULL;
-	if (PyObject_GetBuffer(ips, &vi, PyBUF_C_CONTIGUOUS) < 0)
-		goto out;
-	if (PyObject_GetBuffer(modes, &vm, PyBUF_C_CONTIGUOUS) < 0)
-		goto out;
-	if (times != Py_None && PyObject_GetBuffer(times, &vt, PyBUF_C_CONTIGUOUS) < 0)
-		goto out;
-	n = (size_t)vi.len / 8;
-	if ((size_t)vi.len % 8 || (size_t)vp.len != n * 4 || (size_t)vm.len != n ||
-	    (vt.obj && (size_t)vt.len != n * 8)) {
-		PyErr_SetString(PyExc_ValueError, "pids (int32), ips (uint64), cpumodes (uint8) and times (uint64) must have the same length");
-		goto out;
-	}
+	n = (size_t)got;
 	rc = pm_sym_new_from_file(&sym, f, &so);
 	if (rc < 0) {
 		pmpy_raise(rc, "symbolizer");
@@ -925,7 +953,7 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 		goto out;
 	}
 	Py_BEGIN_ALLOW_THREADS
-	nu = pm_sym_resolve_file(sym, f, n, vp.buf, vi.buf, vm.buf, vt.obj ? vt.buf : NULL,
+	nu = pm_sym_resolve_file(sym, f, n, v[Q_PID].buf, v[Q_IP].buf, v[Q_MODE].buf, v[Q_TIME].buf,
 				 PM_SYM_WHEN_TIME, out);
 	Py_END_ALLOW_THREADS
 	if (nu < 0) {
@@ -957,7 +985,7 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 		}
 		PyList_SET_ITEM(table, (Py_ssize_t)nu, t);
 		for (size_t i = 0; i < n; i++)
-			if (((const uint8_t *)vm.buf)[i] == PMPY_MODE_PALCODE)
+			if (((const uint8_t *)v[Q_MODE].buf)[i] == PMPY_MODE_PALCODE)
 				out[i] = (uint32_t)nu;
 		idx = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)(n * sizeof(*out)));
 		if (idx)
@@ -970,14 +998,7 @@ out:
 	Py_XDECREF(table);
 	PyMem_Free(out);
 	pm_sym_free(sym);
-	if (vp.obj)
-		PyBuffer_Release(&vp);
-	if (vi.obj)
-		PyBuffer_Release(&vi);
-	if (vm.obj)
-		PyBuffer_Release(&vm);
-	if (vt.obj)
-		PyBuffer_Release(&vt);
+	pmpy_release(v, Q_N);
 	return res;
 }
 
@@ -993,30 +1014,21 @@ PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject 
 {
 	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms };
 	struct pm_sym_rows rows = { .sz = sizeof(rows) };
-	Py_buffer vp = { 0 }, vd = { 0 }, vi = { 0 }, vm = { 0 }, vt = { 0 };
+	Py_buffer v[Q_N] = { 0 };
 	PyObject *res = NULL, *out[4] = { 0 }, *tab[3] = { 0 };
 	pm_sym *sym = NULL;
+	Py_ssize_t got;
 	size_t n;
 	int rc;
 
 	if (pmpy_check(f, "file"))
 		return NULL;
-	if (PyObject_GetBuffer(pids, &vp, PyBUF_C_CONTIGUOUS) < 0)
+	got = pmpy_sym_query(v, pids, tids, ips, modes, times);
+	if (got < 0)
 		return NULL;
-	if ((tids != Py_None && PyObject_GetBuffer(tids, &vd, PyBUF_C_CONTIGUOUS) < 0) ||
-	    PyObject_GetBuffer(ips, &vi, PyBUF_C_CONTIGUOUS) < 0 ||
-	    PyObject_GetBuffer(modes, &vm, PyBUF_C_CONTIGUOUS) < 0 ||
-	    (times != Py_None && PyObject_GetBuffer(times, &vt, PyBUF_C_CONTIGUOUS) < 0))
-		goto out;
-	n = (size_t)vi.len / 8;
-	if ((size_t)vi.len % 8 || (size_t)vp.len != n * 4 || (vd.obj && (size_t)vd.len != n * 4) ||
-	    (size_t)vm.len != n || (vt.obj && (size_t)vt.len != n * 8)) {
-		PyErr_SetString(PyExc_ValueError, "pids (int32), tids (uint32), ips (uint64), cpumodes (uint8) "
-				"and times (uint64) must have the same length");
-		goto out;
-	}
+	n = (size_t)got;
 	for (int k = 0; k < 4; k++) {
-		if (k == 3 && !vd.obj)
+		if (k == 3 && !v[Q_TID].obj)
 			break;
 		out[k] = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * (k == 2 ? 8 : 4)) + 1);
 		if (!out[k])
@@ -1028,12 +1040,12 @@ PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject 
 		goto out;
 	}
 	rows.n = n;
-	rows.pid = vp.buf;
-	rows.tid = vd.obj ? vd.buf : NULL;
-	rows.addr = vi.buf;
-	rows.cpumode = vm.buf;
-	rows.when = vt.obj ? vt.buf : NULL;
-	rows.flags = (vt.obj ? PM_SYM_WHEN_TIME : 0) | (basename ? PM_SYM_ROWS_DSO_BASENAME : 0);
+	rows.pid = v[Q_PID].buf;
+	rows.tid = v[Q_TID].buf;
+	rows.addr = v[Q_IP].buf;
+	rows.cpumode = v[Q_MODE].buf;
+	rows.when = v[Q_TIME].buf;
+	rows.flags = (v[Q_TIME].obj ? PM_SYM_WHEN_TIME : 0) | (basename ? PM_SYM_ROWS_DSO_BASENAME : 0);
 	rows.sym = (uint32_t *)PyBytes_AS_STRING(out[0]);
 	rows.dso = (uint32_t *)PyBytes_AS_STRING(out[1]);
 	rows.symoff = (uint64_t *)PyBytes_AS_STRING(out[2]);
@@ -1070,15 +1082,6 @@ out:
 	for (int t = 0; t < 3; t++)
 		Py_XDECREF(tab[t]);
 	pm_sym_free(sym);
-	if (vp.obj)
-		PyBuffer_Release(&vp);
-	if (vd.obj)
-		PyBuffer_Release(&vd);
-	if (vi.obj)
-		PyBuffer_Release(&vi);
-	if (vm.obj)
-		PyBuffer_Release(&vm);
-	if (vt.obj)
-		PyBuffer_Release(&vt);
+	pmpy_release(v, Q_N);
 	return res;
 }

@@ -21,7 +21,7 @@ import tempfile
 SRC = sys.argv[1]
 SYNTH = os.path.join(SRC, "examples", "data", "profileme-synthetic.data")
 SYSFS = os.path.join(SRC, "tests", "fixtures", "sysfs", "intel")
-OURS = re.compile(r"capiPYTHON_wrap\.c|/_capi\.so|libprofileme\.so")
+OURS = re.compile(r"capiPYTHON_wrap\.c|/_capi\.so|libprofileme\.so|/glue\.c:|/_glue_c\.so")
 
 
 def workload():
@@ -37,11 +37,28 @@ def workload():
                 s = capi.pm_file_sample(f, rec)
                 d = capi.pm_raw_ctx_select(ctx, capi.pm_file_attr(f, rec.attr_idx))
                 try:
-                    capi.pm_raw_decode(d, ctx, s.raw.data)
+                    vals = capi.pm_raw_decode(d, ctx, bytearray(s.raw.data))
+                    [v.bytes for v in vals]            # BYTES fields: the value's own copy
                     capi.pm_raw_decode_row(d, ctx, s.raw.data)
                     capi.pm_raw_format_json(d, ctx, s.raw.data)
                 except profileme.Error:
                     pass
+    # records() and the glue's symbol columns (Python over capi; the
+    # hand-written array transfers), their error path too
+    import numpy as np
+    from profileme import _glue
+    with profileme.open(SYNTH) as r:
+        list(r.records())
+        a = r.samples(fields=["pid", "tid", "ip", "cpumode", "time"])
+        r.symbolize(a)
+    f = capi.pm_file_open(SYNTH, None)
+    for tids in (None, np.zeros(2, np.uint32)):
+        try:
+            _glue.symbol_rows(f, np.zeros(3, np.int32), tids, np.zeros(3, np.uint64),
+                              np.zeros(3, np.uint8), None, None, None, 1)
+        except ValueError:
+            pass
+    capi.pm_file_close(f)
     pl = capi.pm_pmu_scan(SYSFS)
     try:
         capi.pm_event_parse(pl, "cpu/bogus=1/")

@@ -230,3 +230,33 @@ def test_low_level_misuse():
         capi.columns_free(c)
     finally:
         capi.file_close(f)
+
+
+def test_symbol_columns_of_unequal_length():
+    """The hand-written symbol transfers check that their query columns
+    (pids, tids, ips, cpumodes, times) have one length, each column in
+    turn, and hold no buffer afterwards (a bytearray whose buffer is still
+    exported cannot grow: BufferError)."""
+    from profileme import _glue as c
+    n = 3
+    item = {"pids": 4, "tids": 4, "ips": 8, "modes": 1, "times": 8}
+    f = c.file_open(SYNTH)
+    try:
+        for bad in item:
+            a = {k: bytearray(w * (n + (k == bad))) for k, w in item.items()}
+            with pytest.raises(ValueError, match="same length"):
+                c.symbol_rows(f, a["pids"], a["tids"], a["ips"], a["modes"], a["times"], None, None, 1)
+            if bad != "tids":
+                with pytest.raises(ValueError, match="same length"):
+                    c.symbolize(f, a["pids"], a["ips"], a["modes"], a["times"], None, None)
+            for k, b in a.items():
+                b.extend(b"\0" * item[k])                   # released: may grow
+        a = {k: bytearray(w * n) for k, w in item.items()}
+        got = c.symbol_rows(f, a["pids"], None, a["ips"], a["modes"], None, None, None, 1)
+        assert got[3] is None and len(got[0]) == 4 * n
+        idx, table = c.symbolize(f, a["pids"], a["ips"], a["modes"], a["times"], None, None)
+        assert len(idx) == 4 * n and len(table) >= 1
+        for k, b in a.items():
+            b.extend(b"\0" * item[k])
+    finally:
+        c.file_close(f)
