@@ -76,7 +76,8 @@ enum pm_ring_flag {
  * @param page_size   size of the control page (a power of two, >= 2048)
  * @param data_size   size of the data area: a power of two, at least 4096
  * @param flags       ::pm_ring_flag bits
- * @return 0, -EINVAL (bad sizes or alignment), -ENOMEM.
+ * @return 0, -EINVAL (bad sizes or alignment; a forward ring whose data_tail
+ *         is not a multiple of 8), -ENOMEM.
  * @since 0.1
  */
 PM_API int pm_ring_new_from_memory(pm_ring **out, void *base, size_t page_size, size_t data_size,
@@ -96,8 +97,9 @@ PM_API int pm_ring_new_from_memory(pm_ring **out, void *base, size_t page_size, 
  * @param[out] rec   the record's bytes
  * @param[out] size  its size (header.size)
  * @return 1 with a record, 0 when the ring is empty, -PM_ERR_CORRUPT when a
- *         record header is impossible (size < 8, beyond data_head, or larger
- *         than the ring); the ring is then unusable.
+ *         record header is impossible (size < 8 or not a multiple of 8,
+ *         beyond data_head, or larger than the ring); the ring is then
+ *         unusable.
  * @since 0.1
  */
 PM_API int pm_ring_next(pm_ring *r, const void **rec, size_t *size);

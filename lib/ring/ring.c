@@ -45,7 +45,7 @@ int pm__ring_init(pm_ring **out, void *base, size_t page_size, size_t data_size,
 {
 	pm_ring *r;
 	uint8_t *b = base;
-	uint64_t doff, dsz;
+	uint64_t doff, dsz, tail;
 
 	*out = NULL;
 	if (!base || ((uintptr_t)base & 7) || !is_pow2(page_size) || page_size < 2048)
@@ -64,6 +64,11 @@ int pm__ring_init(pm_ring **out, void *base, size_t page_size, size_t data_size,
 		return pm__err(EINVAL, "ring: data area of %llu bytes at offset %llu is not a power "
 				       "of two of at least 4096 bytes (expected %zu)",
 			       (unsigned long long)dsz, (unsigned long long)doff, data_size);
+	/* Records are multiples of 8 bytes, so 8-aligned from an 8-aligned tail. */
+	tail = __atomic_load_n((uint64_t *)(void *)(b + PM_MMAP_DATA_TAIL), __ATOMIC_RELAXED);
+	if (!(flags & PM_RING_OVERWRITE) && (tail & 7))
+		return pm__err(EINVAL, "ring: data_tail %llu is not a multiple of 8",
+			       (unsigned long long)tail);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -79,7 +84,7 @@ int pm__ring_init(pm_ring **out, void *base, size_t page_size, size_t data_size,
 	if (r->overwrite) {
 		r->prev = ring_load_head(r);
 	} else {
-		r->pos = __atomic_load_n(r->tail_p, __ATOMIC_RELAXED);
+		r->pos = tail;
 		r->head = r->pos;
 	}
 	*out = r;
@@ -150,7 +155,8 @@ static int ring_peek(pm_ring *r, uint64_t at, uint64_t end, const void **rec, si
 		goto corrupt;
 	ring_copy(r, hdr, at, 8);
 	sz = pm__ld16(hdr + 6, pm__host_big_endian());
-	if (sz < 8 || sz > end - at || sz > r->size)
+	/* the kernel's records are multiples of 8 bytes (and so 8-aligned) */
+	if (sz < 8 || (sz & 7) || sz > end - at || sz > r->size)
 		goto corrupt;
 	o = (size_t)(at & r->mask);
 	if (o + sz <= r->size) {
@@ -256,8 +262,9 @@ static int ring_next_backward(pm_ring *r, const void **rec, size_t *size)
 		ring_copy(r, hdr, r->pos, 8);
 		sz = pm__ld16(hdr + 6, pm__host_big_endian());
 		/* A zero header is space never written; a record running past
-		 * the snapshot is the oldest, partly overwritten one. */
-		if (sz >= 8 && sz <= r->end - r->pos)
+		 * the snapshot is the oldest, partly overwritten one; a size
+		 * that is not a multiple of 8 is no record's. */
+		if (sz >= 8 && !(sz & 7) && sz <= r->end - r->pos)
 			return ring_take(r, r->end, rec, size);
 	}
 	r->prev = r->snap_head;

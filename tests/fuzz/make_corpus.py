@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 """Regenerate the seed corpora of tests/fuzz/corpus/<harness>/.
 
-    /usr/bin/python3 tests/fuzz/make_corpus.py [PERF_DATA...]
+    /usr/bin/python3 tests/fuzz/make_corpus.py [--only GENERATOR] [PERF_DATA...]
 
 Seeds come from the test fixtures (sysfs format/event files, event strings
 of the unit and perf-oracle tests), from the perf.data files given (real
 `perf record` outputs; file mode records become record seeds, every file a
 file seed) plus examples/data/profileme-synthetic.data, and from the raw
 payloads of its samples.  Each seed starts with the harness's selector/flag
-byte (see the comment at the top of each fuzz_<name>.c).  Deterministic;
+byte (see the comment at the top of each fuzz_<name>.c).  --only runs one
+generator (fixtures, event, record, ibs, file, dwarf_line, drain).  Deterministic;
 existing seeds are kept (names are content hashes).
 """
 import hashlib
@@ -216,14 +217,186 @@ def dwarf_line_seeds():
                      b"".join(secs))
 
 
+def _drain_head(cfg, pick, raw_type=0, raw_flags=0, tails=()):
+    """fuzz_drain: config byte, attr pick, raw sample_type, raw flags, tails."""
+    nr = 1 + (cfg & 3)
+    t = list(tails) + [0] * (nr - len(tails))
+    return bytes([cfg, pick]) + struct.pack("<QB", raw_type, raw_flags) + \
+        b"".join(struct.pack("<Q", v & (2 ** 64 - 1)) for v in t[:nr])
+
+
+def _drain_ops(*ops):
+    return b"".join(ops)
+
+
+def D_SAMPLE(ring, delta):
+    return bytes([0 | ring << 3]) + struct.pack("<h", delta)
+
+
+def D_OTHER(ring, delta, x=3):
+    return bytes([1 | ring << 3 | x << 5]) + struct.pack("<h", delta)
+
+
+def D_TIMELESS(ring, x=4):
+    return bytes([2 | ring << 3 | x << 5])
+
+
+def D_RAW(ring, rec):
+    return bytes([3 | ring << 3]) + struct.pack("<H", len(rec)) + rec
+
+
+def D_PUBLISH(ring=0, x=1):
+    return bytes([4 | ring << 3 | x << 5])
+
+
+def D_DRAIN(flush=0, stop=0, mx=0, k=1, inject=None):
+    """inject: a ring the producer writes into during the drain"""
+    op = 5 if inject is None else 5 | inject << 3 | 1 << 5
+    return bytes([op, flush | stop << 1 | mx << 4, k])
+
+
+def D_BIG(ring, size):
+    return bytes([6 | ring << 3]) + struct.pack("<H", size)
+
+
+def D_ABSTIME(ring, t):
+    return bytes([7 | ring << 3]) + struct.pack("<Q", t)
+
+
+def _sample_cpu(st, id_all, rec, e):
+    """The CPU of a record (PERF_SAMPLE_CPU of a sample, or of its
+    sample_id trailer), None when it has none."""
+    if not st & (1 << 7):
+        return None
+    typ, = struct.unpack_from(e + "I", rec, 0)
+    if typ == 9:
+        off = 8
+        for bit in (16, 0, 1, 2, 3, 6, 9):
+            if st & (1 << bit):
+                off += 8
+        return struct.unpack_from(e + "I", rec, off)[0]
+    if not id_all or typ >= 64:
+        return None
+    n = sum(1 for bit in (7, 16) if st & (1 << bit))  # CPU, then IDENTIFIER
+    return struct.unpack_from(e + "I", rec, len(rec) - 8 * n)[0]
+
+
+def _rec_time(st, id_all, rec, e):
+    """PERF_SAMPLE_TIME of a sample or of a sample_id trailer, else None."""
+    if not st & (1 << 2):
+        return None
+    typ, = struct.unpack_from(e + "I", rec, 0)
+    if typ == 9:
+        off = 8 + 8 * sum(1 for bit in (16, 0, 1) if st & (1 << bit))
+        return struct.unpack_from(e + "Q", rec, off)[0]
+    if not id_all or typ >= 64:
+        return None
+    n = 1 + sum(1 for bit in (6, 9, 7, 16) if st & (1 << bit))  # TIME ID STREAM_ID CPU IDENTIFIER
+    return struct.unpack_from(e + "Q", rec, len(rec) - 8 * n)[0]
+
+
+def drain_seeds(paths):
+    """fuzz_drain: ring images rebuilt from real recordings (each record
+    back into the ring of its CPU, as the kernel wrote it, drained as the
+    recorder drains), and hand-made cases (fuzz_drain.c says the layout)."""
+    for p in paths:
+        r = perf_data_records(p)
+        if not r:
+            continue
+        be, attrs, recs = r
+        if be:
+            continue  # the rings are in host byte order
+        attr = attrs[0]
+        st, = struct.unpack_from("<Q", attr, 24)
+        flags, = struct.unpack_from("<Q", attr, 40)
+        id_all = bool(flags & (1 << 18))
+        for nr in (2, 4):
+            # each record back into the ring of its CPU, in the kernel's
+            # order; the rings filled as time goes by (30 records of the
+            # recording at a time), published and drained as a recorder
+            # polls them
+            timed = []
+            for rec in recs:
+                typ, = struct.unpack_from("<I", rec, 0)
+                if typ >= 64:
+                    continue  # perf-tool records: not in a kernel ring
+                cpu = _sample_cpu(st, id_all, rec, "<")
+                t = _rec_time(st, id_all, rec, "<")
+                timed.append((t if t is not None else 0, len(timed), (cpu or 0) % nr, rec))
+            if not timed:
+                continue
+            timed.sort()
+            ops = []
+            for k in range(0, len(timed), 30):
+                if len(b"".join(ops)) > 16000:
+                    break
+                ops += [D_RAW(ring, rec) for _, _, ring, rec in timed[k:k + 30]]
+                ops.append(D_PUBLISH(0, 1))
+                ops.append(D_DRAIN())
+            head = _drain_head((nr - 1) | 4, 5, st, 1 if id_all else 0,
+                               [2 ** 64 - 4096 * (i + 1) + 8 * i for i in range(nr)])
+            seed("drain", head + b"".join(ops))
+    # Hand-made: interleaved times on three rings over rounds, held records,
+    # records wrapping the end and positions wrapping 2^64, misordered times,
+    # every stop value, limits, timeless and FINISHED_ROUND-type records.
+    rnd = random.Random(15)
+    for pick in range(6):
+        ops = []
+        for rnd_ in range(12):
+            for _ in range(10):
+                ring = rnd.randrange(3)
+                kind = rnd.randrange(10)
+                if kind < 6:
+                    ops.append(D_SAMPLE(ring, rnd.randrange(1, 40)))
+                elif kind < 8:
+                    ops.append(D_OTHER(ring, rnd.randrange(0, 20), rnd.randrange(8)))
+                elif kind < 9:
+                    ops.append(D_TIMELESS(ring, rnd.choice([4, 0, 7])))
+                else:
+                    ops.append(D_BIG(ring, rnd.choice([64, 512, 1000, 2040])))
+            ops.append(D_PUBLISH(0, 1))
+            ops.append(D_DRAIN(0, rnd_ % 8, rnd.choice([0, 0, 3]), rnd.randrange(1, 8),
+                               rnd.choice([None, None, rnd.randrange(3)])))
+        seed("drain", _drain_head(2, pick, PM_ST_DEFAULT, 1, [2 ** 64 - 1024, 4000, 0]) +
+             b"".join(ops))
+    # misordered: a ring going back in time
+    seed("drain", _drain_head(1, 0) + _drain_ops(
+        D_SAMPLE(0, 10), D_SAMPLE(0, 20), D_SAMPLE(0, -15), D_SAMPLE(1, 5), D_SAMPLE(1, 30),
+        D_PUBLISH(), D_DRAIN(), D_SAMPLE(0, 100), D_SAMPLE(1, -100), D_PUBLISH(), D_DRAIN(),
+        D_ABSTIME(0, 2 ** 64 - 1), D_ABSTIME(1, 0), D_PUBLISH(), D_DRAIN(1)))
+    # impossible records: size 0, odd, larger than the ring, cut by data_head
+    bad = [struct.pack("<IHH", 9, 0, 0), struct.pack("<IHH", 9, 0, 13) + b"\0" * 5,
+           struct.pack("<IHH", 9, 0, 65528), struct.pack("<IHH", 9, 0, 4104)]
+    for b in bad:
+        seed("drain", _drain_head(1, 0, tails=[4096 - 8, 0]) + _drain_ops(
+            D_SAMPLE(1, 5), D_RAW(0, b), D_PUBLISH(), D_DRAIN(1), D_DRAIN(1)))
+    seed("drain", _drain_head(1, 2) + _drain_ops(
+        D_SAMPLE(0, 5), D_SAMPLE(0, 6), D_PUBLISH(0, 2), D_DRAIN(1)))
+    seed("drain", _drain_head(0, 1) + _drain_ops(D_SAMPLE(0, 5), D_PUBLISH(0, 3), D_DRAIN(1)))
+    # a record straddling the end, positions wrapping 2^64, unaligned start
+    seed("drain", _drain_head(1 | 32, 0, tails=[2 ** 64 - 20, 4092]) + _drain_ops(
+        D_SAMPLE(0, 1), D_SAMPLE(1, 1), D_PUBLISH(), D_DRAIN(1)))
+    seed("drain", _drain_head(3 | 16 | 8, 3, tails=[4096 - 24] * 4) + _drain_ops(
+        *[D_BIG(i % 4, 48) for i in range(16)], D_PUBLISH(), D_DRAIN(), D_DRAIN(1, 1, 0, 3),
+        D_DRAIN(1, 4, 0, 2), D_DRAIN(1, 6, 0, 1), D_DRAIN(1)))
+
+
+PM_ST_DEFAULT = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 7)  # IP TID TIME CPU
+
+
 def main():
-    paths = sys.argv[1:] + [os.path.join(ROOT, "examples", "data", "profileme-synthetic.data")]
-    fixture_seeds()
-    event_seeds()
-    record_seeds(paths)
-    ibs_seeds()
-    file_seeds(paths)
-    dwarf_line_seeds()
+    args = sys.argv[1:]
+    only = None
+    if args[:1] == ["--only"] and len(args) >= 2:
+        only, args = args[1], args[2:]
+    paths = args + [os.path.join(ROOT, "examples", "data", "profileme-synthetic.data")]
+    gens = [("fixtures", fixture_seeds, ()), ("event", event_seeds, ()),
+            ("record", record_seeds, (paths,)), ("ibs", ibs_seeds, ()),
+            ("file", file_seeds, (paths,)), ("dwarf_line", dwarf_line_seeds, ()),
+            ("drain", drain_seeds, (paths,))]
+    for name, fn, a in gens:
+        if only is None or only == name:
+            fn(*a)
     for h, n in sorted(count.items()):
         print(f"{h}: {n} seeds written")
 

@@ -722,6 +722,61 @@ START_TEST(test_corrupt)
 }
 END_TEST
 
+/* Kernel records are multiples of 8 bytes, so every record is 8-aligned
+ * (pm_ring_next() promises it).  A size that is not a multiple of 8 is as
+ * impossible as one below 8, and a data_tail that is not a multiple of 8
+ * is refused at attach; found by fuzz_drain (size 13 was handed out, and
+ * the record after it at an odd address). */
+START_TEST(test_corrupt_unaligned)
+{
+	static struct ofix x;
+	static struct ocollect c;
+	struct fake f;
+	pm_ring *r = NULL;
+	uint8_t buf[32] = { 0 };
+	const void *rec;
+	size_t size;
+	bool stopped;
+	int be = pm__host_big_endian();
+
+	fake_init(&f, 4096);
+	pm__st32(buf, PM_RECORD_SAMPLE, be);
+	pm__st16(buf + 6, 12, be); /* 12: >= 8 but not a multiple of 8 */
+	pm__st32(buf + 12, PM_RECORD_SAMPLE, be);
+	pm__st16(buf + 18, 16, be);
+	fake_put(&f, 0, buf, 28);
+	__atomic_store_n(f.head, 28, __ATOMIC_RELEASE);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, f.size, 0), 0);
+	ck_assert_int_eq(pm_ring_next(r, &rec, &size), -PM_ERR_CORRUPT);
+	ck_assert_msg(strstr(pm_errmsg(), "size field 12") != NULL, "message: %s", pm_errmsg());
+	pm_ring_free(r);
+
+	/* A reader starting at an odd data_tail would hand out odd addresses. */
+	__atomic_store_n(f.tail, 4, __ATOMIC_RELEASE);
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, f.size, 0), -EINVAL);
+	ck_assert_ptr_null(r);
+	ck_assert_msg(strstr(pm_errmsg(), "data_tail 4") != NULL, "message: %s", pm_errmsg());
+	/* an overwrite ring never reads data_tail */
+	ck_assert_int_eq(pm_ring_new_from_memory(&r, f.mem, f.page, f.size, PM_RING_OVERWRITE), 0);
+	pm_ring_free(r);
+	free(f.mem);
+
+	/* The ordered drain: an odd size in one ring, nothing handed out. */
+	ofix_init(&x, 4096);
+	memset(&c, 0, sizeof(c));
+	c.layout = x.layout;
+	ofix_sample(&x, 0, 5, 1);
+	memset(buf, 0, sizeof(buf));
+	pm__st32(buf, PM_RECORD_SAMPLE, be);
+	pm__st16(buf + 6, 13, be);
+	ofix_put(&x, 1, buf, 16);
+	ofix_publish(&x);
+	ck_assert_int_eq(ofix_drain(&x, &c, 0, PM_DRAIN_FLUSH, &stopped), -PM_ERR_CORRUPT);
+	ck_assert_uint_eq(c.n, 0);
+	ofix_fini(&x);
+}
+END_TEST
+
 /* Overwrite ring: the producer writes backwards (head decreasing). */
 static uint64_t back_put(struct fake *f, uint64_t head, uint64_t seq, uint32_t sz)
 {
@@ -1465,6 +1520,7 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_ordered_corrupt);
 	tcase_add_test(tc, test_lost_and_throttle);
 	tcase_add_test(tc, test_corrupt);
+	tcase_add_test(tc, test_corrupt_unaligned);
 	tcase_add_test(tc, test_overwrite);
 	suite_add_tcase(s, tc);
 #ifndef PM_RING_MEMORY_ONLY
