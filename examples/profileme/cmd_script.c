@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <profileme/profileme.h>
+#include <profileme/fmt.h>
 
 #include "cli.h"
 #include "progress.h"
@@ -37,24 +38,6 @@ static void o_room(size_t n)
 		o_flush();
 }
 
-/* n bytes at d: short copies as a few fixed-size moves (no C library call
- * per field) */
-static inline void o_copy(char *d, const char *s, size_t n)
-{
-	if (n > 16) {
-		memcpy(d, s, n);
-	} else if (n >= 8) {
-		memcpy(d, s, 8);
-		memcpy(d + n - 8, s + n - 8, 8);
-	} else if (n >= 4) {
-		memcpy(d, s, 4);
-		memcpy(d + n - 4, s + n - 4, 4);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			d[i] = s[i];
-	}
-}
-
 static void o_mem(const char *s, size_t n)
 {
 	if (n > sizeof(ob) / 2) {
@@ -64,7 +47,7 @@ static void o_mem(const char *s, size_t n)
 		return;
 	}
 	o_room(n);
-	o_copy(ob + obn, s, n);
+	pm_fmt_copy(ob + obn, s, n);
 	obn += n;
 }
 
@@ -93,60 +76,19 @@ static void o_pad(int n)
 	obn += (size_t)n;
 }
 
-static const char dig2[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static const uint64_t p10[19] = {
-	10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
-	1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
-	1000000000000000000ULL, 10000000000000000000ULL,
-};
-
-static int dec_len(uint64_t v)
-{
-	int n = 1;
-
-	while (n < 20 && v >= p10[n - 1])
-		n++;
-	return n;
-}
-
-/* The decimal digits of v written backwards, ending at e. */
-static void dec_back(char *e, uint64_t v)
-{
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		e -= 2;
-		e[0] = dig2[2 * r];
-		e[1] = dig2[2 * r + 1];
-	}
-	if (v >= 10) {
-		e -= 2;
-		e[0] = dig2[2 * v];
-		e[1] = dig2[2 * v + 1];
-	} else {
-		*--e = (char)('0' + v);
-	}
-}
-
 /* Digits go straight into the buffer, counted first: a copy of bytes
  * just stored would stall. */
 static void o_digits(uint64_t v, int n)
 {
 	o_room((size_t)n);
-	dec_back(ob + obn + n, v);
+	pm_fmt_dec_fixed(ob + obn, v, (unsigned)n);
 	obn += (size_t)n;
 }
 
 /* right-aligned decimal in width w */
 static void o_dec(uint64_t v, int w)
 {
-	int n = dec_len(v);
+	int n = (int)pm_fmt_dec_len(v);
 
 	if (w > n)
 		o_pad(w - n);
@@ -155,7 +97,7 @@ static void o_dec(uint64_t v, int w)
 
 static void o_dec_left(uint64_t v, int w)
 {
-	int n = dec_len(v);
+	int n = (int)pm_fmt_dec_len(v);
 
 	o_digits(v, n);
 	o_pad(w - n);
@@ -163,38 +105,25 @@ static void o_dec_left(uint64_t v, int w)
 
 static void o_hex(uint64_t v, int w)
 {
-	static const char hx[] = "0123456789abcdef";
-	int n = 1;
-	char *e;
+	int n = (int)pm_fmt_hex_len(v);
 
-	while (n < 16 && (v >> (4 * n)))
-		n++;
 	if (w > n)
 		o_pad(w - n);
-	o_room((size_t)n);
-	e = ob + obn + n;
-	do {
-		*--e = hx[v & 15];
-		v >>= 4;
-	} while (v);
-	obn += (size_t)n;
+	o_room(16);
+	obn += pm_fmt_hex(ob + obn, v);
 }
 
 static void o_time(uint64_t t, bool ns)
 {
 	uint64_t r = t % 1000000000ULL;
-	int n = ns ? 9 : 6;
-	char *e;
 
 	o_dec(t / 1000000000ULL, 5);
 	o_room(10);
 	ob[obn++] = '.';
 	if (!ns)
 		r /= 1000;
-	e = ob + obn + n;
-	for (int i = 0; i < n; i++, r /= 10)
-		*--e = (char)('0' + r % 10);
-	obn += (size_t)n;
+	pm_fmt_dec_fixed(ob + obn, r, ns ? 9 : 6);
+	obn += ns ? 9 : 6;
 }
 
 /* ------------------------------------------------------------------ */

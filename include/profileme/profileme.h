@@ -18,6 +18,7 @@
 #include <profileme/ring.h>
 #include <profileme/writer.h>
 #include <profileme/export.h>
+#include <profileme/fmt.h>
 #include <profileme/experimental.h>
 
 #endif /* PROFILEME_PROFILEME_H */

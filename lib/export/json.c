@@ -98,57 +98,17 @@ void pm__jw_str(struct pm__jw *w, const char *s, size_t n)
 	pm__jw_ch(w, '"');
 }
 
-static const char dig2[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* Decimal digits of v written backwards ending at e; returns their start. */
-static inline char *dec_back(char *e, uint64_t v)
-{
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		e -= 2;
-		e[0] = dig2[2 * r];
-		e[1] = dig2[2 * r + 1];
-	}
-	if (v >= 10) {
-		e -= 2;
-		e[0] = dig2[2 * v];
-		e[1] = dig2[2 * v + 1];
-	} else {
-		*--e = (char)('0' + v);
-	}
-	return e;
-}
-
 void pm__jw_u64(struct pm__jw *w, uint64_t v)
 {
 	char t[24];
-	char *q = t + sizeof(t);
 
 	if (w->len <= w->cap && w->cap - w->len >= 20) {
 		/* straight into the sink: digits counted first, so that no
 		 * byte is stored twice (a copy of bytes just stored stalls) */
-		static const uint64_t p10[19] = {
-			10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
-			100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
-			1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
-			1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
-			1000000000000000000ULL, 10000000000000000000ULL,
-		};
-		size_t n = 1;
-
-		while (n < 20 && v >= p10[n - 1])
-			n++;
-		dec_back(w->buf + w->len + n, v);
-		w->len += n;
+		w->len += pm_fmt_dec(w->buf + w->len, v);
 		return;
 	}
-	q = dec_back(q, v);
-	pm__jw_mem(w, q, (size_t)(t + sizeof(t) - q));
+	pm__jw_mem(w, t, pm_fmt_dec(t, v));
 }
 
 void pm__jw_i64(struct pm__jw *w, int64_t v)
@@ -163,34 +123,16 @@ void pm__jw_i64(struct pm__jw *w, int64_t v)
 
 void pm__jw_hex(struct pm__jw *w, uint64_t v)
 {
-	char t[20];
-	char *q = t + sizeof(t);
+	char t[20] = { '0', 'x' };
 
 	if (w->len <= w->cap && w->cap - w->len >= 18) {
-		/* straight into the sink, digits counted first (see pm__jw_u64) */
-		size_t n = 1;
-		char *e;
-
-		while (n < 16 && (v >> (4 * n)))
-			n++;
-		e = w->buf + w->len + 2 + n;
+		/* straight into the sink (see pm__jw_u64) */
 		w->buf[w->len] = '0';
 		w->buf[w->len + 1] = 'x';
-		do {
-			*--e = hexd[v & 15];
-			v >>= 4;
-		} while (v);
-		w->len += 2 + n;
+		w->len += 2 + pm_fmt_hex(w->buf + w->len + 2, v);
 		return;
 	}
-
-	do {
-		*--q = hexd[v & 15];
-		v >>= 4;
-	} while (v);
-	*--q = 'x';
-	*--q = '0';
-	pm__jw_mem(w, q, (size_t)(t + sizeof(t) - q));
+	pm__jw_mem(w, t, 2 + pm_fmt_hex(t + 2, v));
 }
 
 void pm__jw_finish(struct pm__jw *w)

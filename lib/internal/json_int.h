@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <profileme/fmt.h>
+
 #include "internal/pm_internal.h"
 
 /* Bytes pm__json_escape() needs at most for n input bytes (quotes included). */
@@ -26,24 +28,8 @@ struct pm__jw {
 };
 
 /* Copy n bytes; the short copies a JSON line is made of (keys, digits)
- * as a few fixed-size moves, not a call into the C library per field. */
-static inline void pm__copy_short(char *d, const void *src, size_t n)
-{
-	const char *s = (const char *)src;
-
-	if (n > 16) {
-		memcpy(d, s, n);
-	} else if (n >= 8) {
-		memcpy(d, s, 8);
-		memcpy(d + n - 8, s + n - 8, 8);
-	} else if (n >= 4) {
-		memcpy(d, s, 4);
-		memcpy(d + n - 4, s + n - 4, 4);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			d[i] = s[i];
-	}
-}
+ * as a few fixed-size moves (the public pm_fmt_copy()). */
+#define pm__copy_short pm_fmt_copy
 
 static inline void pm__jw_mem(struct pm__jw *w, const void *p, size_t n)
 {

@@ -3,6 +3,7 @@
  * hand-built sample and record against JSON written out by hand, and every
  * sample of a bundled recording measured, written and re-written. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <endian.h>
@@ -318,12 +319,90 @@ START_TEST(test_report_row_by_hand)
 }
 END_TEST
 
+/* profileme/fmt.h against snprintf: every digit count (powers of 10 and of
+ * 2, one below and above), fixed widths, and a run of pseudo-random values */
+static void fmt_one(uint64_t v)
+{
+	char want[32], got[32];
+	unsigned n;
+
+	snprintf(want, sizeof(want), "%" PRIu64, v);
+	memset(got, 'Z', sizeof(got));
+	n = pm_fmt_dec(got, v);
+	ck_assert_uint_eq(n, strlen(want));
+	ck_assert_uint_eq(pm_fmt_dec_len(v), n);
+	ck_assert_int_eq(got[n], 'Z');
+	got[n] = 0;
+	ck_assert_str_eq(got, want);
+	snprintf(want, sizeof(want), "%" PRIx64, v);
+	memset(got, 'Z', sizeof(got));
+	n = pm_fmt_hex(got, v);
+	ck_assert_uint_eq(n, strlen(want));
+	ck_assert_uint_eq(pm_fmt_hex_len(v), n);
+	ck_assert_int_eq(got[n], 'Z');
+	got[n] = 0;
+	ck_assert_str_eq(got, want);
+	for (unsigned w = 0; w <= 20; w++) {
+		uint64_t m = 1;
+
+		for (unsigned k = 0; k < w && k < 19; k++)
+			m *= 10;
+		snprintf(want, sizeof(want), "%0*" PRIu64, (int)w, w >= 20 ? v : v % m);
+		if (!w)
+			want[0] = 0;
+		memset(got, 'Z', sizeof(got));
+		pm_fmt_dec_fixed(got, v, w);
+		ck_assert_int_eq(got[w], 'Z');
+		got[w] = 0;
+		ck_assert_str_eq(got, want);
+	}
+}
+
+START_TEST(test_fmt)
+{
+	uint64_t p = 1, x = 0x9e3779b97f4a7c15ULL;
+	char b[40];
+
+	fmt_one(0);
+	fmt_one(UINT64_MAX);
+	for (int i = 0; i < 20; i++, p *= 10) {
+		fmt_one(p);
+		fmt_one(p - 1);
+		fmt_one(p + 1);
+		if (i == 19)
+			break;
+	}
+	for (int i = 0; i < 64; i++) {
+		fmt_one(1ULL << i);
+		fmt_one((1ULL << i) - 1);
+		fmt_one((1ULL << i) + 1);
+	}
+	for (int i = 0; i < 2000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		fmt_one(x);
+		fmt_one(x >> (i % 64));
+	}
+	/* pm_fmt_copy: every short length, not one byte past */
+	for (size_t n = 0; n <= 33; n++) {
+		const char *src = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+		memset(b, 'Z', sizeof(b));
+		pm_fmt_copy(b, src, n);
+		ck_assert_int_eq(memcmp(b, src, n), 0);
+		ck_assert_int_eq(b[n], 'Z');
+	}
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_escape);
+	tcase_add_test(tc, test_fmt);
 	tcase_add_test(tc, test_sample_by_hand);
 	tcase_add_test(tc, test_record_by_hand);
 	tcase_add_test(tc, test_report_row_by_hand);
