@@ -13,7 +13,6 @@
 
 #include <profileme/profileme.h>
 
-typedef struct pmpy_session pmpy_session;
 
 int pmpy_init(PyObject *module);
 
@@ -32,14 +31,6 @@ PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap);
 PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offsets, long row_size, long cap);
 
 
-pmpy_session *pmpy_session_new(PyObject *events, long long period, long long freq, PyObject *command,
-			       int pid, const char *cpus, const char *sysfs);
-PyObject *pmpy_session_poll(pmpy_session *s, int timeout_ms);
-PyObject *pmpy_session_take(pmpy_session *s);
-PyObject *pmpy_session_stats(pmpy_session *s);
-PyObject *pmpy_session_wait(pmpy_session *s, int block);
-void pmpy_session_close(pmpy_session *s);
-PyObject *pmpy_session_save(pmpy_session *s, const char *path, int fd);
 
 
 #endif

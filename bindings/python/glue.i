@@ -5,7 +5,7 @@
  * The public Python API is the pure-Python package `profileme`
  * (bindings/python/profileme/), which wraps these calls in classes,
  * context managers and numpy arrays.  Library handles (pm_file, pm_columns,
- * pm_raw_ctx, sessions) cross as opaque SWIG pointers.
+ * pm_raw_ctx) cross as opaque SWIG pointers.
  */
 %module(package="profileme") _glue
 
@@ -30,7 +30,6 @@
 
 typedef struct pm_file pm_file;
 typedef struct pm_columns pm_columns;
-typedef struct pmpy_session pmpy_session;
 
 %rename("%(strip:[pmpy_])s") "";
 
@@ -48,14 +47,6 @@ PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap);
 PyObject *pmpy_columns_read_rows(pm_columns *c, PyObject *array, PyObject *offsets, long row_size, long cap);
 
 
-pmpy_session *pmpy_session_new(PyObject *events, long long period, long long freq, PyObject *command,
-			       int pid, const char *cpus, const char *sysfs);
-PyObject *pmpy_session_poll(pmpy_session *s, int timeout_ms);
-PyObject *pmpy_session_take(pmpy_session *s);
-PyObject *pmpy_session_stats(pmpy_session *s);
-PyObject *pmpy_session_wait(pmpy_session *s, int block);
-void pmpy_session_close(pmpy_session *s);
-PyObject *pmpy_session_save(pmpy_session *s, const char *path, int fd);
 
 
 /* The calls that moved to Python over the generated profileme.capi

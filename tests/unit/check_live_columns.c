@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "pm_check.h"
 #include "ring/ring_int.h"
 
+#include <profileme/event.h>
 #include <profileme/export.h>
 #include <profileme/record.h>
 #include <profileme/ring.h>
@@ -71,7 +73,7 @@ struct tee {
 	struct {
 		int ok, event;
 		uint64_t time, ip, period, id;
-		uint32_t pid, tid, cpu;
+		uint32_t pid, tid, cpu, raw_size, misc;
 		uint8_t cpumode;
 	} s[TEE_MAX];
 	int fail_at; /* return -ECANCELED at this record (1-based), 0: never */
@@ -106,6 +108,8 @@ static int tee_cb(const void *rec, size_t size, void *user)
 	t->s[t->n].tid = smp.tid;
 	t->s[t->n].cpu = smp.cpu;
 	t->s[t->n].cpumode = misc & 7;
+	t->s[t->n].misc = misc;
+	t->s[t->n].raw_size = smp.raw.data ? smp.raw.size : 0;
 	t->n++;
 	return 0;
 }
@@ -507,6 +511,72 @@ START_TEST(test_live_columns_broken_ring)
 }
 END_TEST
 
+/* A tracepoint (RAW payloads) read with the record columns (the general
+ * path of the reader): one row per call, raw_size as pm_evlist_sample()
+ * gives it, raw_offset 0 (no file). */
+START_TEST(test_live_columns_tracepoint)
+{
+	static struct tee t;
+	enum { CALLS = 200 };
+	struct pm_columns_opts co = { .sz = sizeof(co), .event = -1, .record_columns = 1 };
+	pm_event_list *list = NULL;
+	struct pm_attr a;
+	pm_columns *c = NULL;
+	pm_evlist *el = NULL;
+	static uint64_t time[CALLS * 2], raw_offset[CALLS * 2];
+	static uint32_t pid[CALLS * 2], misc[CALLS * 2], raw_size[CALLS * 2];
+	void *bufs[PM_COLUMNS_NBASE + 3] = { 0 };
+	size_t n, total = 0;
+
+	if (!have_perf())
+		pm_test_skip("perf_event_open is not available here");
+	if (pm_event_parse(&list, NULL, "syscalls:sys_enter_getppid", NULL))
+		pm_test_skip("no tracepoint syscalls:sys_enter_getppid here: %s", pm_errmsg());
+	pm_event_attr(pm_event_list_get(list, 0), &a);
+	pm_event_list_free(list);
+	a.sample_period = 1;
+	a.sample_type |= PM_SAMPLE_RAW;
+	ck_assert_int_eq(pm_evlist_new(&el, NULL), 0);
+	ck_assert_int_eq(pm_evlist_add(el, &a, "syscalls:sys_enter_getppid", -1), 0);
+	if (pm_evlist_open(el)) {
+		pm_evlist_free(el);
+		pm_test_skip("cannot open the tracepoint: %s", pm_errmsg());
+	}
+	memset(&t, 0, sizeof(t));
+	t.el = el;
+	ck_assert_int_eq(pm_columns_new_from_evlist(&c, el, &co), 0);
+	ck_assert_int_eq(pm_columns_tee(c, tee_cb, &t), 0);
+	ck_assert_uint_eq(pm_columns_count(c), PM_COLUMNS_NBASE + 3);
+	bufs[pm_columns_index(c, "time")] = time;
+	bufs[pm_columns_index(c, "pid")] = pid;
+	bufs[pm_columns_index(c, "misc")] = misc;
+	bufs[pm_columns_index(c, "raw_size")] = raw_size;
+	bufs[pm_columns_index(c, "raw_offset")] = raw_offset;
+	ck_assert_int_eq(pm_evlist_start(el), 0);
+	for (int i = 0; i < CALLS; i++)
+		syscall(SYS_getppid);
+	ck_assert_int_eq(pm_evlist_disable(el), 0);
+	do {
+		ck_assert_int_eq(pm_columns_read(c, bufs, PM_COLUMNS_NBASE + 3, CALLS * 2 - total, &n), 0);
+		for (size_t i = 0; i < n; i++) {
+			size_t k = total + i;
+
+			ck_assert_uint_eq(pid[i], (uint32_t)getpid());
+			ck_assert_uint_gt(raw_size[i], 8);
+			ck_assert_uint_eq(raw_size[i], t.s[k].raw_size);
+			ck_assert_uint_eq(misc[i], t.s[k].misc);
+			ck_assert_uint_eq(time[i], t.s[k].time);
+			ck_assert_uint_eq(raw_offset[i], 0);
+		}
+		total += n;
+	} while (n);
+	ck_assert_uint_eq(total, CALLS);
+	ck_assert_uint_eq(t.samples, CALLS);
+	pm_columns_free(c);
+	pm_evlist_free(el);
+}
+END_TEST
+
 START_TEST(test_live_columns_not_open)
 {
 	struct pm_attr a;
@@ -546,6 +616,7 @@ static Suite *live_columns_suite(void)
 	tcase_add_test(tc, test_live_columns_lost);
 	tcase_add_test(tc, test_live_columns_damage);
 	tcase_add_test(tc, test_live_columns_broken_ring);
+	tcase_add_test(tc, test_live_columns_tracepoint);
 	tcase_add_test(tc, test_live_columns_not_open);
 	suite_add_tcase(s, tc);
 	return s;
