@@ -305,6 +305,9 @@ static void sym_record(struct script *s, const struct pm_file_record *rec)
 static uint64_t last_dso_addr;
 static bool last_user_map;
 
+/* the lengths of the last sym_lookup() answer's strings */
+static struct cli_sym_lens last_lens;
+
 static bool sym_lookup(struct script *s, uint32_t pid, uint64_t addr, int cpumode,
 		       const char **name, uint64_t *off, const char **dso)
 {
@@ -315,7 +318,7 @@ static bool sym_lookup(struct script *s, uint32_t pid, uint64_t addr, int cpumod
 	if (!s->sym)
 		return false;
 	how = pm_sym_lookup_how(cpumode);
-	if (cli_sym_lookup(&s->memo, s->sym, (int32_t)pid, addr, how, &res) < 0)
+	if (cli_sym_lookup_lens(&s->memo, s->sym, (int32_t)pid, addr, how, &res, &last_lens) < 0)
 		return false;
 	*name = res.name;
 	*off = res.offset;
@@ -329,20 +332,32 @@ static bool sym_lookup(struct script *s, uint32_t pid, uint64_t addr, int cpumod
 #endif
 }
 
-/* " sym+0xoff (dso)" as perf prints it, of a lookup already made */
+/* " sym+0xoff (dso)" as perf prints it, of a lookup already made (found:
+ * by sym_lookup(), whose last_lens hold the lengths of name and dso) */
 static void o_symbol_of(unsigned fl, bool found, const char *name, uint64_t off, const char *dso)
 {
 	if (fl & F_SYM) {
 		o_ch(' ');
-		o_str(name);
-		if ((fl & F_SYMOFF) && found && strcmp(name, "[unknown]")) {
-			o_str("+0x");
-			o_hex(off, 0);
+		if (found && name) {
+			o_mem(name, last_lens.name_len);
+			if ((fl & F_SYMOFF) && !last_lens.name_unknown) {
+				o_mem("+0x", 3);
+				o_hex(off, 0);
+			}
+		} else {
+			o_str(name);
+			if ((fl & F_SYMOFF) && found && strcmp(name, "[unknown]")) {
+				o_str("+0x");
+				o_hex(off, 0);
+			}
 		}
 	}
 	if (fl & F_DSO) {
-		o_str(" (");
-		o_str(dso);
+		o_mem(" (", 2);
+		if (found && dso)
+			o_mem(dso, last_lens.dso_len);
+		else
+			o_str(dso);
 		o_ch(')');
 	}
 }
@@ -544,14 +559,12 @@ static void sample_text(struct script *s, const struct pm_file_record *rec, cons
 	if (fl & F_COMM) {
 		const char *c = (p & PM_SAMPLE_TID) ? comm_get(sm->tid) : ":";
 
-		if (chain) {
-			o_str(c);
-			o_ch(' ');
-		} else {
-			o_pad(16 - (int)strlen(c));
-			o_str(c);
-			o_ch(' ');
-		}
+		size_t cn = strlen(c);
+
+		if (!chain)
+			o_pad(16 - (int)cn);
+		o_mem(c, cn);
+		o_ch(' ');
 	}
 	if ((fl & F_PID) && (fl & F_TID)) {
 		o_dec(sm->pid, 5);
@@ -573,7 +586,7 @@ static void sample_text(struct script *s, const struct pm_file_record *rec, cons
 	}
 	if ((fl & F_TIME) && (p & PM_SAMPLE_TIME)) {
 		o_time(sm->time, s->ns);
-		o_str(": ");
+		o_mem(": ", 2);
 	}
 	if (fl & F_PERIOD) {
 		o_dec(sm->period, 10);
@@ -581,10 +594,11 @@ static void sample_text(struct script *s, const struct pm_file_record *rec, cons
 	}
 	if (fl & F_EVENT) {
 		const char *n = ev_name(s, rec->attr_idx);
+		size_t nn = strlen(n);
 
-		o_pad(s->name_width - (int)strlen(n));
-		o_str(n);
-		o_str(": ");
+		o_pad(s->name_width - (int)nn);
+		o_mem(n, nn);
+		o_mem(": ", 2);
 	}
 	if ((fl & F_ADDR) && (p & PM_SAMPLE_ADDR)) {
 		o_hex(sm->addr, 16);

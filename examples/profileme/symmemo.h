@@ -12,6 +12,7 @@
 #define PM_CLI_SYMMEMO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <profileme/profileme.h>
@@ -32,5 +33,16 @@ static inline void cli_symmemo_changed(struct cli_symmemo *m) { m->epoch++; }
 /* pm_sym_lookup() through the memo; res->sz is set here. */
 int cli_sym_lookup(struct cli_symmemo *m, pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
 		   struct pm_sym_result *res);
+
+/* The lengths of an answer's strings (0 for a NULL one or a failed lookup),
+ * remembered with it, and whether its name is missing or "[unknown]". */
+struct cli_sym_lens {
+	size_t name_len, dso_len;
+	bool name_unknown;
+};
+
+/* cli_sym_lookup() and the lengths of the answer's name and dso. */
+int cli_sym_lookup_lens(struct cli_symmemo *m, pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
+			struct pm_sym_result *res, struct cli_sym_lens *lens);
 
 #endif

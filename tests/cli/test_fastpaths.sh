@@ -7,7 +7,8 @@
 #    something, against the bytes hashed per sample and every lookup asked
 #    (PROFILEME_REPORT_NO_MEMO=1 PROFILEME_SYM_NO_MEMO=1), every sort key;
 #  - script: the same lookup memo against none (PROFILEME_SYM_NO_MEMO=1),
-#    for perf's default fields, -F with symbols, and --json with symbols;
+#    for perf's default fields, -F with symbols, and --json with symbols
+#    (the name and dso lengths the memo keeps with an answer against strlen);
 #  - the C API's time-sorted rows (the bulk reader pm_columns_read_rows, its
 #    direct field loads) against pm_file_next + pm_file_sample, and file order against
 #    file order (bench_parse rows / next / raw vs rawnext, every field summed).
@@ -68,7 +69,7 @@ echo "report: $n runs compared"
 
 n=0
 for d in "$TMP"/*.data; do
-	for F in "" "--json -F tid,ip,sym,dso"; do
+	for F in "" "--json -F tid,ip,sym,dso" "-F comm,tid,ip,sym,symoff,dso"; do
 		"$PM" script -i "$d" $F >"$TMP/fast" 2>"$TMP/fast.err"
 		a=$?
 		PROFILEME_SYM_NO_MEMO=1 "$PM" script -i "$d" $F >"$TMP/slow" 2>"$TMP/slow.err"
