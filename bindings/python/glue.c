@@ -517,35 +517,83 @@ out:
 /* The query columns of symbolize() and symbol_rows(), by index. */
 enum { Q_PID, Q_TID, Q_IP, Q_MODE, Q_TIME, Q_N };
 
-/* The C-contiguous buffers of the query columns into v[Q_N] (zeroed by the
- * caller): n native int32 pids, uint32 tids, uint64 ips, uint8 cpumodes and
- * uint64 times, of one length n; tids and times may be None (v[].obj stays
- * NULL).  Returns n, or -1 with an exception set and no buffer held. */
-static Py_ssize_t pmpy_sym_query(Py_buffer v[Q_N], PyObject *pids, PyObject *tids, PyObject *ips,
-				 PyObject *modes, PyObject *times)
+/* The query columns (pids, tids, ips, cpumodes, times; tids and times
+ * may be None): 1-D buffers of n native int32, uint32, uint64, uint8 and
+ * uint64 elements, strided allowed (the fields of a numpy structured
+ * array).  q->p[i] is each column's contiguous elements (NULL for None):
+ * the buffer itself, or a copy that one pass over the rows gathers (the
+ * fields of one row share its cache lines).  Release with
+ * pmpy_sym_query_release(). */
+struct pmpy_symq {
+	Py_buffer v[Q_N];
+	const void *p[Q_N];
+	char *own[Q_N];
+	Py_ssize_t stride[Q_N];
+	size_t n;
+};
+
+static void pmpy_sym_query_release(struct pmpy_symq *q)
+{
+	for (int i = 0; i < Q_N; i++)
+		PyMem_Free(q->own[i]);
+	pmpy_release(q->v, Q_N);
+}
+
+static int pmpy_sym_query(struct pmpy_symq *q, PyObject *pids, PyObject *tids, PyObject *ips,
+			  PyObject *modes, PyObject *times)
 {
 	PyObject *const objs[Q_N] = { pids, tids, ips, modes, times };
 	static const size_t item[Q_N] = { 4, 4, 8, 1, 8 };
-	size_t n;
+	size_t n = 0;
 
+	memset(q, 0, sizeof(*q));
 	for (int i = 0; i < Q_N; i++) {
 		if ((i == Q_TID || i == Q_TIME) && objs[i] == Py_None)
 			continue;
-		if (PyObject_GetBuffer(objs[i], &v[i], PyBUF_C_CONTIGUOUS) < 0) {
-			pmpy_release(v, i);
-			return -1;
-		}
+		if (PyObject_GetBuffer(objs[i], &q->v[i], PyBUF_STRIDES) < 0)
+			goto fail;
 	}
-	n = (size_t)v[Q_IP].len / 8;
-	for (int i = 0; i < Q_N; i++) {
-		if (v[i].obj && (size_t)v[i].len != n * item[i]) {
+	for (int k = 0; k < Q_N; k++) {
+		/* query column k in place: the ips first, whose count is n */
+		int i = (k + Q_IP) % Q_N;
+		const Py_buffer *b = &q->v[i];
+		bool flat = b->ndim == 0 || (b->ndim == 1 && b->strides[0] == b->itemsize);
+		size_t cnt = flat ? (size_t)b->len / item[i] : (size_t)b->shape[0];
+
+		if (!b->obj)
+			continue;
+		if (i == Q_IP)
+			n = cnt;
+		if (b->ndim > 1 || (flat && (size_t)b->len % item[i]) ||
+		    (!flat && (size_t)b->itemsize != item[i]) || cnt != n) {
 			PyErr_SetString(PyExc_ValueError, "pids (int32), tids (uint32), ips (uint64), cpumodes (uint8) "
-					"and times (uint64) must have the same length");
-			pmpy_release(v, Q_N);
-			return -1;
+					"and times (uint64) must have the same length (one-dimensional; strided: "
+					"elements of those sizes)");
+			goto fail;
+		}
+		q->stride[i] = flat ? (Py_ssize_t)item[i] : b->strides[0];
+		q->p[i] = b->buf;
+		if (!flat) {
+			q->own[i] = PyMem_Malloc(cnt ? cnt * item[i] : 1);
+			if (!q->own[i]) {
+				PyErr_NoMemory();
+				goto fail;
+			}
+			q->p[i] = q->own[i];
 		}
 	}
-	return (Py_ssize_t)n;
+	Py_BEGIN_ALLOW_THREADS
+	for (size_t r = 0; r < n; r++)
+		for (int i = 0; i < Q_N; i++)
+			if (q->own[i])
+				memcpy(q->own[i] + r * item[i], (const char *)q->v[i].buf + (Py_ssize_t)r * q->stride[i],
+				       item[i]);
+	Py_END_ALLOW_THREADS
+	q->n = n;
+	return 0;
+fail:
+	pmpy_sym_query_release(q);
+	return -1;
 }
 
 /* Resolve (pid, ip, cpumode, time) queries (equal-length native int32 /
@@ -563,21 +611,19 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 			 const char *symfs, const char *kallsyms)
 {
 	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms };
-	Py_buffer v[Q_N] = { 0 };
+	struct pmpy_symq q;
 	pm_sym *sym = NULL;
 	PyObject *res = NULL, *table = NULL, *idx = NULL;
 	uint32_t *out = NULL;
 	int64_t nu = 0;
-	Py_ssize_t got;
 	size_t n;
 	int rc;
 
 	if (pmpy_check(f, "file"))
 		return NULL;
-	got = pmpy_sym_query(v, pids, Py_None, ips, modes, times);
-	if (got < 0)
+	if (pmpy_sym_query(&q, pids, Py_None, ips, modes, times) < 0)
 		return NULL;
-	n = (size_t)got;
+	n = q.n;
 	rc = pm_sym_new_from_file(&sym, f, &so);
 	if (rc < 0) {
 		pmpy_raise(rc, "symbolizer");
@@ -589,7 +635,7 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 		goto out;
 	}
 	Py_BEGIN_ALLOW_THREADS
-	nu = pm_sym_resolve_file(sym, f, n, v[Q_PID].buf, v[Q_IP].buf, v[Q_MODE].buf, v[Q_TIME].buf,
+	nu = pm_sym_resolve_file(sym, f, n, q.p[Q_PID], q.p[Q_IP], q.p[Q_MODE], q.p[Q_TIME],
 				 PM_SYM_WHEN_TIME, out);
 	Py_END_ALLOW_THREADS
 	if (nu < 0) {
@@ -621,7 +667,7 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 		}
 		PyList_SET_ITEM(table, (Py_ssize_t)nu, t);
 		for (size_t i = 0; i < n; i++)
-			if (((const uint8_t *)v[Q_MODE].buf)[i] == PMPY_MODE_PALCODE)
+			if (((const uint8_t *)q.p[Q_MODE])[i] == PMPY_MODE_PALCODE)
 				out[i] = (uint32_t)nu;
 		idx = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)(n * sizeof(*out)));
 		if (idx)
@@ -634,60 +680,49 @@ out:
 	Py_XDECREF(table);
 	PyMem_Free(out);
 	pm_sym_free(sym);
-	pmpy_release(v, Q_N);
+	pmpy_sym_query_release(&q);
 	return res;
 }
 
-/* Whole symbol columns (pm_sym_resolve_rows()): the rows' (pid, tid, ip,
- * cpumode, time) as equal-length native int32 / uint32 / uint64 / uint8 /
- * uint64 buffers (tids and times may be None; cpumode 255 is a PALcode
- * address).  Returns (sym, dso, symoff, comm, sym_names, dso_names,
- * comm_names): the first four bytes of n native uint32 (symoff uint64)
- * filled by C with the GIL released (comm None without tids), then the
- * library's sorted string tables. */
-PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes,
-			   PyObject *times, const char *symfs, const char *kallsyms, int basename)
+/* Whole symbol columns: the rows' query columns (pmpy_sym_query(); cpumode
+ * 255 is a PALcode address) resolved by pm_columns_resolve_rows(c) when @p c
+ * is given (a reader made with pm_columns_opts.sym = @p sym that has read
+ * the file), else by pm_sym_resolve_rows(sym, f).  Returns (sym, dso,
+ * symoff, comm, sym_names, dso_names, comm_names): the first four bytes of
+ * n native uint32 (symoff uint64) filled by C with the GIL released (comm
+ * None without tids), then the library's sorted string tables. */
+static PyObject *pmpy_sym_rows_do(pm_sym *sym, pm_file *f, pm_columns *c, PyObject *pids, PyObject *tids,
+				  PyObject *ips, PyObject *modes, PyObject *times, int basename)
 {
-	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms };
 	struct pm_sym_rows rows = { .sz = sizeof(rows) };
-	Py_buffer v[Q_N] = { 0 };
 	PyObject *res = NULL, *out[4] = { 0 }, *tab[3] = { 0 };
-	pm_sym *sym = NULL;
-	Py_ssize_t got;
+	struct pmpy_symq q;
 	size_t n;
 	int rc;
 
-	if (pmpy_check(f, "file"))
+	if (pmpy_sym_query(&q, pids, tids, ips, modes, times) < 0)
 		return NULL;
-	got = pmpy_sym_query(v, pids, tids, ips, modes, times);
-	if (got < 0)
-		return NULL;
-	n = (size_t)got;
+	n = q.n;
 	for (int k = 0; k < 4; k++) {
-		if (k == 3 && !v[Q_TID].obj)
+		if (k == 3 && !q.v[Q_TID].obj)
 			break;
 		out[k] = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * (k == 2 ? 8 : 4)) + 1);
 		if (!out[k])
 			goto out;
 	}
-	rc = pm_sym_new_from_file(&sym, f, &so);
-	if (rc < 0) {
-		pmpy_raise(rc, "symbolizer");
-		goto out;
-	}
 	rows.n = n;
-	rows.pid = v[Q_PID].buf;
-	rows.tid = v[Q_TID].buf;
-	rows.addr = v[Q_IP].buf;
-	rows.cpumode = v[Q_MODE].buf;
-	rows.when = v[Q_TIME].buf;
-	rows.flags = (v[Q_TIME].obj ? PM_SYM_WHEN_TIME : 0) | (basename ? PM_SYM_ROWS_DSO_BASENAME : 0);
+	rows.pid = q.p[Q_PID];
+	rows.tid = q.p[Q_TID];
+	rows.addr = q.p[Q_IP];
+	rows.cpumode = q.p[Q_MODE];
+	rows.when = q.p[Q_TIME];
+	rows.flags = (q.v[Q_TIME].obj ? PM_SYM_WHEN_TIME : 0) | (basename ? PM_SYM_ROWS_DSO_BASENAME : 0);
 	rows.sym = (uint32_t *)PyBytes_AS_STRING(out[0]);
 	rows.dso = (uint32_t *)PyBytes_AS_STRING(out[1]);
 	rows.symoff = (uint64_t *)PyBytes_AS_STRING(out[2]);
 	rows.comm = out[3] ? (uint32_t *)PyBytes_AS_STRING(out[3]) : NULL;
 	Py_BEGIN_ALLOW_THREADS
-	rc = pm_sym_resolve_rows(sym, f, &rows);
+	rc = c ? pm_columns_resolve_rows(c, &rows) : pm_sym_resolve_rows(sym, f, &rows);
 	Py_END_ALLOW_THREADS
 	if (rc < 0) {
 		pmpy_raise(rc, "symbolizing");
@@ -717,7 +752,35 @@ out:
 		Py_XDECREF(out[k]);
 	for (int t = 0; t < 3; t++)
 		Py_XDECREF(tab[t]);
-	pm_sym_free(sym);
-	pmpy_release(v, Q_N);
+	pmpy_sym_query_release(&q);
 	return res;
+}
+
+/* pmpy_sym_rows_do() with a symbolizer of @p f made here (symfs, kallsyms:
+ * pm_sym_opts) and a replay of @p f. */
+PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes,
+			   PyObject *times, const char *symfs, const char *kallsyms, int basename)
+{
+	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms };
+	pm_sym *sym = NULL;
+	PyObject *res;
+	int rc;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	rc = pm_sym_new_from_file(&sym, f, &so);
+	if (rc < 0)
+		return pmpy_raise(rc, "symbolizer");
+	res = pmpy_sym_rows_do(sym, f, NULL, pids, tids, ips, modes, times, basename);
+	pm_sym_free(sym);
+	return res;
+}
+
+/* pmpy_sym_rows_do() of a reader made with pm_columns_opts.sym = @p sym. */
+PyObject *pmpy_columns_symbol_rows(pm_columns *c, pm_sym *sym, PyObject *pids, PyObject *tids, PyObject *ips,
+				   PyObject *modes, PyObject *times, int basename)
+{
+	if (pmpy_check(c, "columns") || pmpy_check(sym, "symbolizer"))
+		return NULL;
+	return pmpy_sym_rows_do(sym, NULL, c, pids, tids, ips, modes, times, basename);
 }

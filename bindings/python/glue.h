@@ -24,6 +24,8 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 			 const char *kallsyms);
 PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes,
 			   PyObject *times, const char *symfs, const char *kallsyms, int basename);
+PyObject *pmpy_columns_symbol_rows(pm_columns *c, pm_sym *sym, PyObject *pids, PyObject *tids, PyObject *ips,
+				   PyObject *modes, PyObject *times, int basename);
 PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips, PyObject *ok);
 
 

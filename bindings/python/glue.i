@@ -30,6 +30,7 @@
 
 typedef struct pm_file pm_file;
 typedef struct pm_columns pm_columns;
+typedef struct pm_sym pm_sym;
 
 %rename("%(strip:[pmpy_])s") "";
 
@@ -40,6 +41,8 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 			 const char *symfs, const char *kallsyms);
 PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes,
 			   PyObject *times, const char *symfs, const char *kallsyms, int basename);
+PyObject *pmpy_columns_symbol_rows(pm_columns *c, pm_sym *sym, PyObject *pids, PyObject *tids, PyObject *ips,
+				   PyObject *modes, PyObject *times, int basename);
 PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips, PyObject *ok);
 
 

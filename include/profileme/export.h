@@ -116,6 +116,14 @@ struct pm_columns_opts {
 	uint64_t chunk_bytes;
 	int record_columns;  /**< 1: also the base columns misc, raw_size and raw_offset
 	                          (after raw_ok, before the decoded fields). @since 0.1 */
+	/** A symbolizer of the same file (pm_sym_new_from_file()) for
+	 *  pm_columns_resolve_rows(), or NULL.  The reader then keeps the
+	 *  records the symbolizer learns from (MMAP, MMAP2, COMM, FORK, EXIT)
+	 *  as it reads the samples, and at the first kernel sample starts
+	 *  reading the kernel's symbols on a thread of their own.  Only with
+	 *  @c threads <= 1 (-EINVAL otherwise).  Not owned: it must outlive the
+	 *  reader.  @since 0.1 */
+	pm_sym *sym;
 };
 /** Frozen minimum @c sz of struct pm_columns_opts (0.1: the members up to @c event); accepted by
  *  every later release.  See PM_OFFSETOFEND(). */
@@ -276,6 +284,28 @@ PM_EXPERIMENTAL PM_API int pm_columns_read_rows(pm_columns *c, void *rows, size_
  * @since 0.1
  */
 PM_EXPERIMENTAL PM_API uint64_t pm_columns_skipped(const pm_columns *c);
+
+/**
+ * @brief **pm_columns_resolve_rows()** is pm_sym_resolve_rows() of the
+ *        reader's file and symbolizer (pm_columns_opts.sym) without a
+ *        second read of the file: the side records the reader kept while
+ *        it read the samples are replayed instead, with the same result
+ *        (the same columns and tables, read with pm_sym_rows_string() of
+ *        the symbolizer; the same error when the read ended in one).
+ *
+ * Typically the rows are the samples just read (their pid, tid, charged
+ * address, cpumode and time columns).  Call it after the read reached the
+ * end of the file (a call that returned no rows, or an error); the reader
+ * must have started at the file's first record.  Once per reader: like
+ * pm_sym_resolve_rows(), the replay leaves the symbolizer with the maps of
+ * the recording's end.
+ * @param c     a reader made with pm_columns_opts.sym
+ * @param rows  the rows and the output columns, as pm_sym_resolve_rows()
+ * @return as pm_sym_resolve_rows(); -EINVAL also when the reader has no
+ *         symbolizer, has not read to the end or has resolved rows already.
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_columns_resolve_rows(pm_columns *c, const struct pm_sym_rows *rows);
 
 /* ------------------------------------------------------------------------ */
 /** @name JSON: samples, records, report rows and strings

@@ -6,6 +6,7 @@
 #include <profileme/symbol.h>
 
 #include "internal/pm_internal.h"
+#include "internal/sym_columns_int.h"
 
 static int unsupported(const char *fn)
 {
@@ -147,6 +148,19 @@ int pm_sym_resolve_rows(pm_sym *s, struct pm_file *f, const struct pm_sym_rows *
 {
 	(void)s, (void)f, (void)rows;
 	return unsupported(__func__);
+}
+
+int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *rows,
+			      int (*next)(void *it, struct pm_file_record *rec, uint64_t *nsamples),
+			      void *it)
+{
+	(void)s, (void)f, (void)rows, (void)next, (void)it;
+	return unsupported("pm_columns_resolve_rows");
+}
+
+void pm__sym_kernel_prefetch(pm_sym *s)
+{
+	(void)s;
 }
 
 const char *pm_sym_rows_string(const pm_sym *s, int table, size_t idx)

@@ -130,6 +130,7 @@ void pm_columns_free(pm_columns *c)
 	free(c->fixed_period);
 	free(c->has_fixed);
 	pm__columns_mt_free(c->mt);
+	pm__columns_side_free(c->side);
 	free(c->decoder_name);
 	pm_raw_ctx_free(c->ctx);
 	if (c->src.fini)
@@ -261,7 +262,8 @@ static int pm_columns_setup(pm_columns *c, const struct pm_columns_opts *opts)
 				return err;
 		}
 	}
-	return 0;
+	/* pm_columns_opts.sym: the side records kept (columns_side.c) */
+	return o.sym ? pm__columns_side_init(c, o.sym) : 0;
 }
 
 int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts)

@@ -43,6 +43,7 @@ struct pm_columns {
 	int no_raw;
 	int record_columns;
 	struct pm__columns_mt *mt;
+	struct pm__columns_side *side; /* pm_columns_opts.sym (columns_side.c), or NULL */
 };
 
 /* columns_mt.c: rows of the chunks decoded by c->threads threads.  Returns
@@ -51,5 +52,10 @@ struct pm_columns {
 PM_HIDDEN int pm__columns_mt_fill(pm_columns *c, uint8_t *const *base, const size_t *stride,
 				  size_t ncols, size_t cap, size_t *n);
 PM_HIDDEN void pm__columns_mt_free(struct pm__columns_mt *m);
+
+/* columns_side.c: pm_columns_opts.sym.  _init() puts the side-record keeper
+ * between the reader and its file source (c->src). */
+PM_HIDDEN int pm__columns_side_init(pm_columns *c, pm_sym *sym);
+PM_HIDDEN void pm__columns_side_free(struct pm__columns_side *sd);
 
 #endif /* PM_EXPORT_COLUMNS_INT_H */

@@ -357,20 +357,23 @@ int pm__sym_replay(pm_sym *s, pm_file *f, struct pm__replay *q)
 	}
 #define NEXT_WHEN() (order ? order[next].when : when[next])
 #define NEXT_I() (order ? order[next].i : next)
-	while ((rc = pm_file_next(f, &rec)) > 0) {
+	while ((rc = q->next ? q->next(q->it, &rec, &ordinal) : pm_file_next(f, &rec)) > 0) {
 		struct pm_record r;
 
-		if (rec.type == PM_RECORD_SAMPLE) {
-			ordinal++;
+		/* queries of sample k are resolved before sample k + 1: a sample
+		 * counts here, or the iterator says how many came before this record */
+		if (rec.type == PM_RECORD_SAMPLE || q->next) {
+			if (rec.type == PM_RECORD_SAMPLE)
+				ordinal++;
 			if (!by_time)
-				/* queries of sample k are resolved before sample k + 1 */
 				while (when && next < n && NEXT_WHEN() < ordinal) {
 					rc = replay_query(s, q, NEXT_I());
 					next++;
 					if (rc)
 						goto out;
 				}
-			continue;
+			if (rec.type == PM_RECORD_SAMPLE)
+				continue;
 		}
 		if (rec.type != PM_RECORD_MMAP && rec.type != PM_RECORD_MMAP2 &&
 		    rec.type != PM_RECORD_COMM && rec.type != PM_RECORD_FORK &&

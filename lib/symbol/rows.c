@@ -235,7 +235,9 @@ static const char *basename_of(const char *dso)
 	return sl ? sl + 1 : dso;
 }
 
-int pm_sym_resolve_rows(pm_sym *s, pm_file *f, const struct pm_sym_rows *rows)
+int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *rows,
+			       int (*next)(void *it, struct pm_file_record *rec, uint64_t *nsamples),
+			       void *it)
 {
 	struct rows_ctx c = { .rows = rows };
 	struct pm__replay q = { 0 };
@@ -271,6 +273,8 @@ int pm_sym_resolve_rows(pm_sym *s, pm_file *f, const struct pm_sym_rows *rows)
 	q.flags = rows->flags & PM_SYM_WHEN_TIME;
 	q.palcode = true;
 	q.out_idx = idx;
+	q.next = next;
+	q.it = it;
 	if (rows->comm) {
 		q.on_query = rows_query;
 		q.on_record = rows_record;
@@ -281,7 +285,8 @@ int pm_sym_resolve_rows(pm_sym *s, pm_file *f, const struct pm_sym_rows *rows)
 	for (size_t i = 0; rows->cpumode && i < n && !q.ndefer_cap; i++)
 		if (pm_sym_lookup_how(rows->cpumode[i]) == PM_SYM_LOOKUP_KERNEL)
 			q.ndefer_cap = n;
-	if (q.ndefer_cap && !s->kloaded && !(s->flags & PM_SYM_OPT_NO_KERNEL)) {
+	/* (or are being read already: pm_columns_opts.sym started them) */
+	if (q.ndefer_cap && (s->kpending || (!s->kloaded && !(s->flags & PM_SYM_OPT_NO_KERNEL)))) {
 		q.defer = pm__reallocarray(NULL, n, sizeof(*q.defer));
 		if (q.defer)
 			pm__kallsyms_start(s);
@@ -371,6 +376,16 @@ out:
 	free(rdso);
 	free(idx);
 	return rc;
+}
+
+int pm_sym_resolve_rows(pm_sym *s, pm_file *f, const struct pm_sym_rows *rows)
+{
+	return pm__sym_resolve_rows_from(s, f, rows, NULL, NULL);
+}
+
+void pm__sym_kernel_prefetch(pm_sym *s)
+{
+	pm__kallsyms_start(s);
 }
 
 static int table_check(const pm_sym *s, int table, const char *fn)

@@ -8,6 +8,7 @@
 #include <profileme/symbol.h>
 
 #include "internal/pm_internal.h"
+#include "internal/sym_columns_int.h"
 
 /* One function symbol, final form: file address, size, name offset into the
  * owning table's string arena, module-name offset (kernel only). */
@@ -214,11 +215,18 @@ struct pm__replay {
 	int (*on_query)(pm_sym *s, size_t i, void *user);
 	int (*on_record)(pm_sym *s, const struct pm_record *r, void *user);
 	void *user;
+	/* The records to replay: NULL, every record of the file by
+	 * pm_file_next(); else the side records only, each with the number of
+	 * SAMPLE records before it in the file (*nsamples), the end as
+	 * pm_file_next() reports it (pm_columns_resolve_rows()). */
+	int (*next)(void *it, struct pm_file_record *rec, uint64_t *nsamples);
+	void *it;
 };
 PM_HIDDEN int pm__sym_replay(pm_sym *s, struct pm_file *f, struct pm__replay *q);
 
 /* rows.c */
 PM_HIDDEN void pm__sym_rows_free(pm_sym *s);
+/* and pm__sym_resolve_rows_from(), pm__sym_kernel_prefetch(): internal/sym_columns_int.h */
 
 /* kallsyms.c: pm__kallsyms_load() reads kernel symbols now;
  * pm__kallsyms_start() on a thread of their own, which pm__kallsyms_join()

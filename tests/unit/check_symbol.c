@@ -6,9 +6,11 @@
  * sizes, hand-written kallsyms fixtures and the real /proc/kallsyms.
  */
 #include <profileme/common.h>
+#include <profileme/export.h>
 #include <profileme/file.h>
 #include <profileme/record.h>
 #include <profileme/symbol.h>
+#include <profileme/writer.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1388,6 +1390,269 @@ START_TEST(test_resolve_rows)
 }
 END_TEST
 
+/* An exec recording written here: process 10 ("sh") maps /bin/a, forks
+ * 11, execs ("b") and maps /bin/b at the same address; three samples after
+ * each record, the first at its time stamp.  Gives the want of each sample
+ * (its dso basename and thread name) from these inputs. */
+static size_t write_exec_file(const char *path, const char **want_dso, const char **want_comm)
+{
+	static const struct {
+		uint32_t type, misc;
+		const char *str;  /* COMM name, MMAP file */
+		uint32_t spid;    /* the samples after it */
+		const char *dso, *comm;
+	} steps[] = {
+		{ PM_RECORD_COMM, 0, "sh", 10, "[unknown]", "sh" },
+		{ PM_RECORD_MMAP, PM_RECORD_MISC_USER, "/bin/a", 10, "a", "sh" },
+		{ PM_RECORD_FORK, 0, NULL, 11, "a", "sh" },
+		{ PM_RECORD_COMM, PM_RECORD_MISC_COMM_EXEC, "b", 10, "[unknown]", "b" },
+		{ PM_RECORD_MMAP, PM_RECORD_MISC_USER, "/bin/b", 10, "b", "b" },
+		{ PM_RECORD_FINISHED_ROUND, 0, NULL, 11, "a", "sh" },
+	};
+	const bool be = false;
+	struct pm_attr a;
+	pm_writer *w = NULL;
+	uint8_t r[128];
+	uint64_t t = 1000;
+	size_t n = 0;
+
+	pm_attr_init(&a);
+	a.type = PM_TYPE_SOFTWARE;
+	a.config = 1;
+	a.sample_period = 1000;
+	a.sample_type = PM_SAMPLE_IP | PM_SAMPLE_TID | PM_SAMPLE_TIME;
+	a.flags = PM_ATTR_SAMPLE_ID_ALL | PM_ATTR_MMAP | PM_ATTR_COMM | PM_ATTR_TASK;
+	ck_assert_int_eq(pm_writer_open(&w, path, NULL), 0);
+	ck_assert_int_eq(pm_writer_add_attr(w, &a, "task-clock", NULL, 0), 0);
+	ck_assert_int_eq(pm_writer_begin(w), 0);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		size_t len = 8, tr;
+
+		t += 100;
+		memset(r, 0, sizeof(r));
+		pm__st32(r, steps[i].type, be);
+		pm__st16(r + 4, (uint16_t)steps[i].misc, be);
+		switch (steps[i].type) {
+		case PM_RECORD_COMM: /* pid, tid, name (8 bytes) */
+			pm__st32(r + 8, 10, be);
+			pm__st32(r + 12, 10, be);
+			memcpy(r + 16, steps[i].str, strlen(steps[i].str) + 1);
+			len = 24;
+			break;
+		case PM_RECORD_MMAP: /* pid, tid, addr, len, pgoff, file (8 bytes) */
+			pm__st32(r + 8, 10, be);
+			pm__st32(r + 12, 10, be);
+			pm__st64(r + 16, 0x400000, be);
+			pm__st64(r + 24, 0x10000, be);
+			memcpy(r + 40, steps[i].str, strlen(steps[i].str) + 1);
+			len = 48;
+			break;
+		case PM_RECORD_FORK: /* pid, ppid, tid, ptid, time */
+			pm__st32(r + 8, 11, be);
+			pm__st32(r + 12, 10, be);
+			pm__st32(r + 16, 11, be);
+			pm__st32(r + 20, 10, be);
+			pm__st64(r + 24, t, be);
+			len = 32;
+			break;
+		}
+		if (steps[i].type != PM_RECORD_FINISHED_ROUND) {
+			/* sample_id_all: pid, tid, time */
+			tr = len;
+			pm__st32(r + tr, steps[i].type == PM_RECORD_FORK ? 11 : 10, be);
+			pm__st32(r + tr + 4, steps[i].type == PM_RECORD_FORK ? 11 : 10, be);
+			pm__st64(r + tr + 8, t, be);
+			len += 16;
+		}
+		pm__st16(r + 6, (uint16_t)len, be);
+		ck_assert_int_eq(pm_writer_write(w, r, len), 0);
+		for (int k = 0; k < 3; k++) {
+			memset(r, 0, 32);
+			pm__st32(r, PM_RECORD_SAMPLE, be);
+			pm__st16(r + 4, PM_RECORD_MISC_USER, be);
+			pm__st16(r + 6, 32, be);
+			pm__st64(r + 8, 0x400100 + (uint64_t)k, be);
+			pm__st32(r + 16, steps[i].spid, be);
+			pm__st32(r + 20, steps[i].spid, be);
+			pm__st64(r + 24, t + (uint64_t)k * 10, be);
+			ck_assert_int_eq(pm_writer_write(w, r, 32), 0);
+			want_dso[n] = steps[i].dso;
+			want_comm[n] = steps[i].comm;
+			n++;
+		}
+	}
+	ck_assert_int_eq(pm_writer_finish(w), 0);
+	pm_writer_close(w);
+	return n;
+}
+
+/* Read the samples' pid, tid, ip, time and cpumode columns of @p path with
+ * a reader whose pm_columns_opts.sym is @p s (NULL: none) and @p event. */
+static pm_columns *read_sym_columns(pm_file *f, pm_sym *s, int event, size_t cap, int32_t *pid,
+				    uint32_t *tid, uint64_t *ip, uint64_t *tm, uint8_t *mode, size_t *n)
+{
+	struct pm_columns_opts co = { .sz = sizeof(co), .event = event, .sym = s };
+	void *bufs[10] = { tm, pid, tid, NULL, ip, NULL, NULL, NULL, NULL, mode };
+	pm_columns *c = NULL;
+	size_t m = 1;
+
+	ck_assert_int_eq(pm_columns_new_from_file(&c, f, &co), 0);
+	*n = 0;
+	/* small batches: the reader's end comes in a later call */
+	while (m) {
+		ck_assert_uint_lt(*n + 7, cap);
+		void *b[10];
+
+		for (int k = 0; k < 10; k++)
+			b[k] = bufs[k] ? (char *)bufs[k] + *n * (k == 9 ? 1 : (k == 0 || k == 4) ? 8 : 4) : NULL;
+		ck_assert_int_eq(pm_columns_read(c, b, 10, 7, &m), 0);
+		*n += m;
+	}
+	return c;
+}
+
+/* Both ways over @p path: the names of each row by pm_columns_resolve_rows()
+ * after one read and by pm_sym_resolve_rows() over a second read must be
+ * the same (columns and tables); @p when 0: by time, 1: by sample ordinal,
+ * 2: without times.  With @p want_dso, the rows' dso and comm names too. */
+static void check_one_read(const char *path, const struct pm_sym_opts *o, int event, int when,
+			   const char **want_dso, const char **want_comm)
+{
+	enum { CAP = 1024 };
+	static int32_t pid[CAP];
+	static uint32_t tid[CAP], out[2][3][CAP];
+	static uint64_t ip[CAP], tm[CAP], ord[CAP], off[2][CAP];
+	static uint8_t mode[CAP];
+	char *tab[2][3][64];
+	int64_t cnt[2][3];
+	size_t n = 0;
+
+	for (int way = 0; way < 2; way++) {
+		struct pm_sym_rows rows = { .sz = sizeof(rows), .pid = pid, .addr = ip, .cpumode = mode,
+					    .tid = tid, .flags = PM_SYM_ROWS_DSO_BASENAME,
+					    .sym = out[way][0], .dso = out[way][1], .symoff = off[way],
+					    .comm = out[way][2] };
+		pm_columns *c;
+		pm_file *f = NULL, *g = NULL;
+		pm_sym *s = NULL;
+
+		ck_assert_int_eq(pm_file_open(&f, path, NULL), 0);
+		ck_assert_int_eq(pm_sym_new_from_file(&s, f, o), 0);
+		c = read_sym_columns(f, way ? s : NULL, event, CAP, pid, tid, ip, tm, mode, &n);
+		ck_assert_uint_gt(n, 10);
+		for (size_t i = 0; i < n; i++)
+			ord[i] = i; /* every sample is a row (event -1) */
+		rows.n = n;
+		rows.when = when == 0 ? tm : when == 1 && event < 0 ? ord : NULL;
+		rows.flags |= when == 0 ? PM_SYM_WHEN_TIME : 0;
+		if (way) {
+			ck_assert_int_eq(pm_columns_resolve_rows(c, &rows), 0);
+		} else {
+			ck_assert_int_eq(pm_columns_resolve_rows(c, &rows), -EINVAL); /* no sym */
+			ck_assert_int_eq(pm_file_open(&g, path, NULL), 0);
+			ck_assert_int_eq(pm_sym_resolve_rows(s, g, &rows), 0);
+			pm_file_close(g);
+		}
+		for (int t = 0; t < 3; t++) {
+			cnt[way][t] = pm_sym_rows_count(s, t);
+			ck_assert_int_gt(cnt[way][t], 0);
+			ck_assert_int_lt(cnt[way][t], 64);
+			for (int64_t k = 0; k < cnt[way][t]; k++)
+				tab[way][t][k] = strdup(pm_sym_rows_string(s, t, (size_t)k));
+		}
+		for (size_t i = 0; want_dso && way && i < n; i++) {
+			ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_DSO, out[way][1][i]), want_dso[i]);
+			ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_COMM, out[way][2][i]), want_comm[i]);
+		}
+		if (way)
+			/* once per reader */
+			ck_assert_int_eq(pm_columns_resolve_rows(c, &rows), -EINVAL);
+		pm_columns_free(c);
+		pm_sym_free(s);
+		pm_file_close(f);
+	}
+	for (int t = 0; t < 3; t++) {
+		ck_assert_int_eq(cnt[0][t], cnt[1][t]);
+		for (int64_t k = 0; k < cnt[0][t]; k++) {
+			ck_assert_str_eq(tab[0][t][k], tab[1][t][k]);
+			free(tab[0][t][k]);
+			free(tab[1][t][k]);
+		}
+		ck_assert_mem_eq(out[0][t], out[1][t], n * sizeof(out[0][t][0]));
+	}
+	ck_assert_mem_eq(off[0], off[1], n * sizeof(off[0][0]));
+}
+
+/* pm_columns_resolve_rows() (pm_columns_opts.sym: the side records kept
+ * during the one read of the samples) gives exactly what
+ * pm_sym_resolve_rows() gives over a second read of the file: the same
+ * columns and tables, by time, by sample ordinal and without times, for
+ * every sample and for one event's, on the synthetic ProfileMe recording
+ * (kernel rows) and on an exec recording written here, whose names are
+ * checked against its inputs; and says when it cannot. */
+START_TEST(test_columns_resolve_rows)
+{
+	struct pm_sym_opts o = { .sz = sizeof(o), .sysroot = SYN_SYMFS, .kallsyms = SYN_SYMFS "/kallsyms" };
+	static const char *want_dso[64], *want_comm[64], *end_dso[64], *end_comm[64];
+	char path[] = "/tmp/pm_exec_XXXXXX";
+	int fd = mkstemp(path);
+	size_t n;
+
+	for (int event = -1; event < 1; event++)
+		for (int when = 0; when < 3; when++)
+			check_one_read(SYN_DATA, &o, event, when, NULL, NULL);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	n = write_exec_file(path, want_dso, want_comm);
+	for (size_t i = 0; i < n; i++) {
+		/* without times: the maps and names of the end */
+		bool child = i >= 6 && (i < 9 || i >= 15);
+
+		end_dso[i] = child ? "a" : "b";
+		end_comm[i] = child ? "sh" : "b";
+	}
+	o.sysroot = NULL;
+	o.kallsyms = NULL;
+	check_one_read(path, &o, -1, 0, want_dso, want_comm);
+	check_one_read(path, &o, -1, 1, want_dso, want_comm);
+	check_one_read(path, &o, -1, 2, end_dso, end_comm);
+	unlink(path);
+	/* what it cannot do */
+	{
+		static int32_t pid[8];
+		static uint32_t tid[8], sym[8];
+		static uint64_t ip[8], tm[8];
+		static uint8_t mode[8];
+		struct pm_sym_rows rows = { .sz = sizeof(rows), .n = 1, .pid = pid, .addr = ip, .cpumode = mode,
+					    .sym = sym };
+		struct pm_columns_opts co = { .sz = sizeof(co), .event = -1, .threads = 2 };
+		void *bufs[10] = { tm, pid, tid, NULL, ip, NULL, NULL, NULL, NULL, mode };
+		pm_columns *c = NULL;
+		pm_file *f = NULL;
+		pm_sym *s = NULL;
+		size_t m;
+
+		ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+		ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+		co.sym = s;
+		ck_assert_int_eq(pm_columns_new_from_file(&c, f, &co), -EINVAL); /* threads */
+		ck_assert_ptr_null(c);
+		co.threads = 0;
+		ck_assert_int_eq(pm_columns_new_from_file(&c, f, &co), 0);
+		ck_assert_int_eq(pm_columns_read(c, bufs, 10, 5, &m), 0);
+		ck_assert_uint_eq(m, 5);
+		/* not at the end yet */
+		ck_assert_int_eq(pm_columns_resolve_rows(c, &rows), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(pm_errmsg(), "end"));
+		ck_assert_int_eq(pm_columns_resolve_rows(NULL, &rows), -EINVAL);
+		ck_assert_int_eq(pm_columns_resolve_rows(c, NULL), -EINVAL);
+		pm_columns_free(c);
+		pm_sym_free(s);
+		pm_file_close(f);
+	}
+}
+END_TEST
+
 static Suite *symbol_suite(void)
 {
 	Suite *s = suite_create("symbol");
@@ -1412,6 +1677,7 @@ static Suite *symbol_suite(void)
 	tcase_add_test(tc, test_plt_symbols);
 	tcase_add_test(tc, test_open_file_and_resolve);
 	tcase_add_test(tc, test_resolve_rows);
+	tcase_add_test(tc, test_columns_resolve_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }

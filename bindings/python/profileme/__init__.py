@@ -702,12 +702,26 @@ class PerfData:
             need += list(_ATTR_REGS[dec])
         need = [n for n in need if n in self._all_names()]
         get = None if fields is None else fields + [n for n in need if n not in fields]
-        # every column: one read serves the frame and the symbols
-        arr = self.samples(event=event, partial=partial) if fields is None else None
+        cache = self.__dict__.setdefault("_symcache", {})
+        ckey = (event, symfs, kallsyms, bool(attribution))
+        arr = cols = None
+        if not any(k[:4] == ckey for k in cache) and (self._samples is None or self._path is not None
+                                                      or self._seekable):
+            # one read of the file gives the rows and their symbols
+            read = None
+            if get is not None:
+                # the fields to_pandas() masks with too
+                read = get + [x for x in ["raw_ok"] + [f + "_valid" for f in get]
+                              if x not in get and x in self._all_names()]
+            arr, cols = self._read_symbolized(read, event, partial, symfs, kallsyms, attribution)
+        elif fields is None:
+            # every column: one read serves the frame and the symbols
+            arr = self.samples(event=event, partial=partial)
         df = self.to_pandas(fields=get, event=event, partial=partial, attribution=attribution,
                             time_as=None, _arr=arr)
-        key = (event, symfs, kallsyms, bool(attribution), len(df))
-        cache = self.__dict__.setdefault("_symcache", {})
+        key = ckey + (len(df),)
+        if cols is not None:
+            cache[key] = cols
         if key not in cache:
             if arr is None:
                 arr = self.samples(fields=need, event=event, partial=partial)
@@ -721,28 +735,54 @@ class PerfData:
             df["time"] = self._time_as(df["time"].to_numpy(), time_as)
         return df
 
+    def _read_symbolized(self, fields, event, partial, symfs, kallsyms, attributed):
+        """samples(fields, event, partial) and _symbol_columns() of its rows
+        from one read of the file: the column reader keeps the side records
+        (pm_columns_opts.sym) and pm_columns_resolve_rows() replays them,
+        with the result of pm_sym_resolve_rows() over a second read."""
+        fields = self._fields(fields)
+        ev = self._event_index(event)
+        symfs, kallsyms = _opt_str(symfs, "symfs"), _opt_str(kallsyms, "kallsyms")
+        f, own = self._fresh()
+        sym = None
+        try:
+            with _named(self.name):
+                sym = _lib.sym_new_from_file(f, symfs, kallsyms)
+                cols = _lib.columns_new(f, ev, None, sym)
+            try:
+                arr = self._read_columns(cols, fields, ev, partial)
+                end = _lib.file_end_status(f)
+                if end is not None:
+                    warnings.warn(DamageWarning("%s: %s: the stream ends there (%d samples read)"
+                                                % (self.name, end[2], len(arr))), stacklevel=3)
+                pid, ip, mode, time = self._charged_rows(arr, attributed)
+                with _named(self.name):
+                    out = _c.columns_symbol_rows(cols, sym, pid, arr["tid"], ip, mode, time, 1)
+            finally:
+                _lib.columns_free(cols)
+        finally:
+            if sym is not None:
+                _lib.sym_free(sym)
+            if own:
+                _lib.file_close(f)
+        if self._path is None and not self._seekable:
+            self._samples = ((tuple(fields) if fields is not None else None, event), arr)
+        return arr, _symbol_frame_columns(out)
+
     def _symbol_columns(self, arr, symfs, kallsyms, attributed):
         """comm, dso, sym, symoff of each row: one library call
         (pm_sym_resolve_rows()) fills the columns as indexes into its sorted
         tables of names, which become the categories."""
-        import pandas as pd
         pid, ip, mode, time = self._charged_rows(arr, attributed)
-        tid = np.ascontiguousarray(arr["tid"], dtype=np.uint32)
         f, own = self._fresh()
         try:
             with _named(self.name):
-                sym, dso, off, comm, syms, dsos, comms = _c.symbol_rows(
-                    f, pid, tid, ip, mode, time, _opt_str(symfs, "symfs"),
-                    _opt_str(kallsyms, "kallsyms"), 1)
+                out = _c.symbol_rows(f, pid, arr["tid"], ip, mode, time, _opt_str(symfs, "symfs"),
+                                     _opt_str(kallsyms, "kallsyms"), 1)
         finally:
             if own:
                 _lib.file_close(f)
-
-        def cat(codes, names):
-            return pd.Categorical.from_codes(np.frombuffer(codes, dtype=np.uint32).astype(np.int32),
-                                             categories=names)
-        return {"sym": cat(sym, syms), "dso": cat(dso, dsos),
-                "symoff": np.frombuffer(off, dtype=np.uint64).copy(), "comm": cat(comm, comms)}
+        return _symbol_frame_columns(out)
 
     def _charged_rows(self, samples, attributed):
         """pid, address, cpumode and time of each row as the library's
@@ -760,10 +800,9 @@ class PerfData:
                 by_mode = np.array([2, 1, 255] + [0] * 253, dtype=np.uint8)
                 mode = np.where(a["attributed"], by_mode[a["charge_mode"]], mode)
         time = samples["time"] if "time" in samples.dtype.names and self._all_timed() else None
-        return (np.ascontiguousarray(samples["pid"], dtype=np.int32),
-                np.ascontiguousarray(ip, dtype=np.uint64),
-                np.ascontiguousarray(mode, dtype=np.uint8),
-                None if time is None else np.ascontiguousarray(time, dtype=np.uint64))
+        # the columns as they are (the binding reads strided ones in place)
+        return (_as_type(samples["pid"], np.int32), _as_type(ip, np.uint64),
+                _as_type(mode, np.uint8), None if time is None else _as_type(time, np.uint64))
 
     def _all_names(self):
         return ["time", "pid", "tid", "cpu", "ip", "period", "addr", "id", "event", "cpumode",
@@ -1183,6 +1222,36 @@ CPUMODES = ("unknown", "kernel", "user", "hypervisor", "guest_kernel", "guest_us
 
 
 _SYM_COLUMNS = ("comm", "dso", "sym", "symoff")
+
+
+def _as_type(col, dtype):
+    """col with the elements of dtype: a view when the sizes match (pid's
+    uint32 read as the symbolizer's int32), else a converted copy."""
+    col = np.asarray(col)
+    if col.dtype == dtype:
+        return col
+    if col.dtype.itemsize == np.dtype(dtype).itemsize and col.dtype.kind in "uib":
+        return col.view(dtype)
+    return col.astype(dtype)
+
+
+def _codes_categorical(codes, names):
+    """A categorical of the native uint32 codes (bytes) into names, its
+    codes in the integer type pandas keeps for that many categories (no
+    conversion inside pandas)."""
+    import pandas as pd
+    n = len(names)
+    dt = np.int8 if n < 127 else np.int16 if n < 32767 else np.int32 if n < 2**31 - 1 else np.int64
+    return pd.Categorical.from_codes(np.frombuffer(codes, dtype=np.uint32).astype(dt),
+                                     categories=names)
+
+
+def _symbol_frame_columns(out):
+    """sym, dso, symoff, comm of the binding's symbol_rows() as frame columns."""
+    sym, dso, off, comm, syms, dsos, comms = out
+    return {"sym": _codes_categorical(sym, syms), "dso": _codes_categorical(dso, dsos),
+            "symoff": np.frombuffer(off, dtype=np.uint64).copy(),
+            "comm": _codes_categorical(comm, comms)}
 
 
 def _table_categorical(inverse, table):

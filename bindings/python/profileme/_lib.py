@@ -147,11 +147,27 @@ def file_events(f):
 
 # ---------------------------------------------------------------- columns
 
-def columns_new(f, event, decoder):
+def columns_new(f, event, decoder, sym=None):
     o = _C.pm_columns_opts(event=event)
     if decoder is not None:
         o.decoder = decoder
+    if sym is not None:
+        # the reader keeps the side records for pm_columns_resolve_rows()
+        o.sym = sym
     return _C.pm_columns_new_from_file(f, o)
+
+
+def sym_new_from_file(f, symfs, kallsyms):
+    o = _C.pm_sym_opts()
+    if symfs is not None:
+        o.sysroot = symfs
+    if kallsyms is not None:
+        o.kallsyms = kallsyms
+    return _C.pm_sym_new_from_file(f, o)
+
+
+def sym_free(s):
+    _C.pm_sym_free(s)
 
 
 def columns_free(c):
