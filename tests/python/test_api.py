@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 import profileme
-from conftest import PROFILEME, SRC, SYNTH, SYNTH_EXPECTED, SYSFS
+from conftest import PERF_SKIP, PROFILEME, SRC, SYNTH, SYNTH_EXPECTED, SYSFS, WORKLOAD
 
 
 def test_version():
@@ -260,3 +260,33 @@ def test_symbol_columns_of_unequal_length():
             b.extend(b"\0" * item[k])
     finally:
         c.file_close(f)
+
+
+def test_records_callchains_as_the_library_reads_them(tmp_path, monkeypatch):
+    """records()' callchain of each sample (markers included) is what
+    pm_sample_callchain_ip() reads entry by entry, in both of the binding's
+    ways: the bytes at once in this machine's byte order, and the library's
+    call per entry (taken for a recording of the other byte order)."""
+    import subprocess
+    from profileme import _lib, capi
+    if PERF_SKIP:
+        pytest.skip(PERF_SKIP)
+    path = str(tmp_path / "cc.data")
+    subprocess.run(["perf", "record", "-q", "-e", "task-clock", "-c", "200000", "-g", "-o", path,
+                    "--", WORKLOAD, "100"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    want = []
+    with capi.pm_file_open(path, None) as f:
+        while True:
+            more, rec = capi.pm_file_next(f)
+            if not more:
+                break
+            if rec.type == capi.PM_RECORD_SAMPLE:
+                s = capi.pm_file_sample(f, rec)
+                want.append([capi.pm_sample_callchain_ip(s, i) for i in range(s.callchain.nr)])
+    assert len(want) > 5 and max(len(c) for c in want) > 2
+    for foreign in (False, True):
+        if foreign:
+            monkeypatch.setattr(_lib, "_BIG_HOST", not _lib._BIG_HOST)
+        with profileme.open(path) as r:
+            got = [x["callchain"] for x in r.records() if x["type"] == "SAMPLE"]
+        assert got == want, foreign

@@ -180,6 +180,7 @@ def columns_skipped(c):
 
 _DTYPES = ("u8", "u4", "i4", "u1")
 _ORDER = "<" if sys.byteorder == "little" else ">"
+_BIG_HOST = sys.byteorder == "big"
 
 
 def columns_schema(c):
@@ -365,9 +366,11 @@ def file_next(f, ctx):
             d[key] = getattr(s, m)
     if p & _C.PM_SAMPLE_CALLCHAIN:
         cc = s.callchain
-        # nr u64 in the recording's byte order (what pm_sample_callchain_ip() reads)
-        d["callchain"] = list(struct.unpack("%s%dQ" % (">" if s.big_endian else "<", cc.nr),
-                                            cc.ips or b""))
+        if bool(s.big_endian) == _BIG_HOST:
+            # nr u64 in this machine's order: what pm_sample_callchain_ip() reads, at once
+            d["callchain"] = list(struct.unpack("=%dQ" % cc.nr, cc.ips or b""))
+        else:
+            d["callchain"] = [_C.pm_sample_callchain_ip(s, i) for i in range(cc.nr)]
     if p & _C.PM_SAMPLE_RAW:
         raw = s.raw.data or b""
         d["raw"] = raw
