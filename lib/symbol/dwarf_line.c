@@ -218,10 +218,11 @@ static bool skip_form(struct rd *r, const struct pm__dwarf_secs *s, uint64_t for
 static bool find_abbrev(const struct pm__dwarf_secs *s, uint64_t abbrev_off, uint64_t code,
 			struct rd *out)
 {
-	struct rd a = { s->abbrev, s->abbrev, s->abbrev + s->abbrev_len, s->be, false };
+	struct rd a = { s->abbrev, s->abbrev, NULL, s->be, false };
 
 	if (!s->abbrev || abbrev_off >= s->abbrev_len)
 		return false;
+	a.end = s->abbrev + s->abbrev_len; /* not before: an absent section is NULL */
 	a.p += abbrev_off;
 	for (;;) {
 		uint64_t c = rd_uleb(&a);
@@ -252,7 +253,8 @@ static bool find_abbrev(const struct pm__dwarf_secs *s, uint64_t abbrev_off, uin
  * has no compilation directory); only out of memory is an error. */
 static int read_cu_dirs(const struct pm__dwarf_secs *s, struct cudirs *cd)
 {
-	struct rd sec = { s->info, s->info, s->info + s->info_len, s->be, false };
+	/* an absent section is NULL (no arithmetic on it) */
+	struct rd sec = { s->info, s->info, s->info ? s->info + s->info_len : NULL, s->be, false };
 
 	while (s->info && sec.p < sec.end) {
 		struct rd u, a;

@@ -7,7 +7,8 @@
  * Input: byte 0 flags (bit 0: big-endian), then four little-endian u16
  * lengths: .debug_line_str, .debug_str, .debug_info, .debug_abbrev, those
  * sections in that order, and the rest is .debug_line.  Lengths past the end
- * are cut.  Each section is copied into a buffer of its exact size, so a read
+ * are cut; an empty section is passed as NULL (absent), as lib/symbol/elf.c
+ * passes it.  Each section is copied into a buffer of its exact size, so a read
  * past any of them is seen by ASan.  Then a few lookups.
  */
 #include "fuzz_common.h"
@@ -50,10 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bufs[2] = take(&p, &left, lens[2], &s.info_len);
 	bufs[3] = take(&p, &left, lens[3], &s.abbrev_len);
 	bufs[4] = take(&p, &left, left, &s.line_len);
-	s.line_str = bufs[0];
-	s.str = bufs[1];
-	s.info = bufs[2];
-	s.abbrev = bufs[3];
+	/* an empty section is absent, NULL, as lib/symbol/elf.c passes it */
+	s.line_str = s.line_str_len ? bufs[0] : NULL;
+	s.str = s.str_len ? bufs[1] : NULL;
+	s.info = s.info_len ? bufs[2] : NULL;
+	s.abbrev = s.abbrev_len ? bufs[3] : NULL;
 	s.line = bufs[4];
 	rc = pm__dwarf_lines_parse(&s, &t, err, sizeof(err));
 	PM_FUZZ_ASSERT(rc >= 0 || rc == -ENOMEM);

@@ -10,7 +10,7 @@ of the unit and perf-oracle tests), from the perf.data files given (real
 file seed) plus examples/data/profileme-synthetic.data, and from the raw
 payloads of its samples.  Each seed starts with the harness's selector/flag
 byte (see the comment at the top of each fuzz_<name>.c).  --only runs one
-generator (fixtures, event, record, ibs, file, dwarf_line, drain).  Deterministic;
+generator (fixtures, event, record, ibs, file, dwarf_line, drain, sym).  Deterministic;
 existing seeds are kept (names are content hashes).
 """
 import hashlib
@@ -384,6 +384,62 @@ def drain_seeds(paths):
 PM_ST_DEFAULT = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 7)  # IP TID TIME CPU
 
 
+def sym_seeds():
+    """fuzz_sym: ELF files built here from tests/unit/symbol/workload.c
+    (PIE and not, a shared object with PLT relocations, stripped to
+    .dynsym, DWARF with compressed sections, a .gnu_debuglink), this
+    process's vDSO image, and lines of this machine's /proc/kallsyms (core
+    kernel and modules).  Skipped parts: no gcc, no readable kallsyms."""
+    import shutil
+    import subprocess
+    import tempfile
+    src = os.path.join(ROOT, "tests", "unit", "symbol", "workload.c")
+    if shutil.which("gcc"):
+        builds = [(0, ["-O0", "-g"]), (0, ["-O2", "-no-pie", "-fno-pie"]), (0, ["-O2", "-s"]),
+                  (2, ["-O2", "-g", "-shared", "-fPIC"]), (0, ["-O1", "-g", "-gz=zlib"]),
+                  (4, ["-O2", "-g1"])]
+        with tempfile.TemporaryDirectory() as tmp:
+            for i, (flags, opts) in enumerate(builds):
+                exe = os.path.join(tmp, "w%d" % i)
+                r = subprocess.run(["gcc"] + opts + [src, "-o", exe], capture_output=True)
+                if r.returncode != 0:
+                    print("sym: gcc %s failed, no seed" % " ".join(opts))
+                    continue
+                if i == 2 and shutil.which("objcopy"):
+                    subprocess.run(["objcopy", "--add-gnu-debuglink=" + exe, exe,
+                                    exe + ".dl"], capture_output=True)
+                    if os.path.exists(exe + ".dl"):
+                        exe = exe + ".dl"
+                with open(exe, "rb") as f:
+                    seed("sym", bytes([flags]) + f.read())
+    # the vDSO of this process (an ELF image the kernel provides)
+    try:
+        with open("/proc/self/maps") as f:
+            vdso = [ln.split()[0] for ln in f if ln.rstrip().endswith("[vdso]")]
+        if vdso:
+            lo, hi = (int(x, 16) for x in vdso[0].split("-"))
+            with open("/proc/self/mem", "rb") as m:
+                m.seek(lo)
+                seed("sym", bytes([2]) + m.read(hi - lo))
+    except OSError as e:
+        print("sym: no vDSO image (%s)" % e)
+    try:
+        with open("/proc/kallsyms") as f:
+            lines = f.readlines()
+    except OSError:
+        lines = []
+    if lines and not lines[0].startswith("0000000000000000"):
+        core = [ln for ln in lines if "[" not in ln]
+        mods = [ln for ln in lines if "[" in ln]
+        seed("sym", b"\x01" + "".join(core[:300]).encode())
+        seed("sym", b"\x01" + "".join(mods[:200] + core[-50:]).encode())
+    else:
+        print("sym: kallsyms hidden (kptr_restrict), no kallsyms seed")
+    seed("sym", b"\x01ffffffff81000000 T _stext\nffffffff81000010 t a\tb\n"
+         b"ffffffff81000010 W alias\nffffffffc0000000 t mod_fn\t[ext4]\n"
+         b"zzzz T bad\nffffffffc0000100 T mod_end [ext4]\n")
+
+
 def main():
     args = sys.argv[1:]
     only = None
@@ -393,7 +449,7 @@ def main():
     gens = [("fixtures", fixture_seeds, ()), ("event", event_seeds, ()),
             ("record", record_seeds, (paths,)), ("ibs", ibs_seeds, ()),
             ("file", file_seeds, (paths,)), ("dwarf_line", dwarf_line_seeds, ()),
-            ("drain", drain_seeds, (paths,))]
+            ("drain", drain_seeds, (paths,)), ("sym", sym_seeds, ())]
     for name, fn, a in gens:
         if only is None or only == name:
             fn(*a)

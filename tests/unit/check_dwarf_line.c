@@ -393,6 +393,44 @@ START_TEST(test_comp_dir)
 }
 END_TEST
 
+/* Absent sections are NULL with length 0, as lib/symbol/elf.c passes them:
+ * .debug_info without .debug_abbrev (and no string sections) still gives
+ * the line table, without compilation directories.  (The reader computed
+ * NULL + 0 for an absent .debug_info or .debug_abbrev, undefined behaviour
+ * that clang's UBSan reports: fuzz_sym found it, and the fuzz regressions
+ * sym/debug-line-without-debug-info and dwarf_line/no-debug-info replay it.) */
+START_TEST(test_absent_sections)
+{
+	struct bb b, info = { { 0 }, 0 };
+	struct pm__dwarf_secs s = { 0 };
+	struct pm__linetab t;
+	char err[200];
+
+	good_section(&b);
+	un(&info, 0, 4);
+	un(&info, 4, 2);
+	un(&info, 0, 4);
+	u8(&info, 8);
+	uleb(&info, 1);
+	patch32(&info, 0, info.n - 4);
+	s.be = big;
+	s.line = b.b;
+	s.line_len = b.n;
+	s.line_str = (const uint8_t *)line_str;
+	s.line_str_len = sizeof(line_str);
+	s.info = info.b;
+	s.info_len = info.n;
+	ck_assert_int_eq(pm__dwarf_lines_parse(&s, &t, err, sizeof(err)), 0);
+	expect_good(&t, NULL);
+	pm__linetab_free(&t);
+	s.info = NULL;
+	s.info_len = 0;
+	ck_assert_int_eq(pm__dwarf_lines_parse(&s, &t, err, sizeof(err)), 0);
+	expect_good(&t, NULL);
+	pm__linetab_free(&t);
+}
+END_TEST
+
 /* Overlapping sequences (a discarded function's rows at its old address):
  * a range that starts before a smaller one still covers what follows it. */
 START_TEST(test_overlap)
@@ -694,6 +732,7 @@ static Suite *dwarf_line_suite(void)
 	tcase_add_test(tc, test_versions);
 	tcase_add_test(tc, test_big_endian);
 	tcase_add_test(tc, test_comp_dir);
+	tcase_add_test(tc, test_absent_sections);
 	tcase_add_test(tc, test_overlap);
 	tcase_add_test(tc, test_malformed_units);
 	tcase_add_test(tc, test_unit_length);
