@@ -38,3 +38,20 @@ def test_descriptor_name_not_leaked():
     assert "perf.data:" not in text
     assert "<fd " not in text
     assert "header cut short" in text
+
+
+def test_records_damage_named_once(tmp_path):
+    """records() (Python over profileme.capi) names the recording of a
+    failure in the middle of its data as the other calls do, after
+    handing out the records before the damage."""
+    p = _cut(tmp_path, 0)
+    got = []
+    with profileme.open(p) as r:
+        with pytest.raises(profileme.TruncatedError) as ei:
+            for x in r.records():
+                got.append(x)
+    assert len(got) > 10 and any(x["type"] == "SAMPLE" for x in got)
+    e = ei.value
+    assert e.filename == p
+    text = str(e)
+    assert "perf.data:" not in text and text.count(p) == 1

@@ -819,12 +819,17 @@ class PerfData:
         f, own = self._fresh()
         with _named(self.name):
             ctx = _lib.raw_ctx_from_file(f)
+        name, next_record = self.name, _lib.file_next
         try:
             while True:
                 if not own and self._file is None:
                     raise ValueError("I/O operation on a closed recording")
-                with _named(self.name):
-                    r = _lib.file_next(f, ctx)
+                try:                    # as _named(), without a context manager per record
+                    r = next_record(f, ctx)
+                except Error as e:
+                    if name is None or e.filename is not None:
+                        raise
+                    raise _renamed(e, name).with_traceback(e.__traceback__) from None
                 if r is None:
                     return
                 yield r

@@ -327,6 +327,9 @@ def _text(s):
     return s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+_TYPE_NAMES = {}     # record type -> pm_record_type_name() (static names)
+
+
 def file_next(f, ctx):
     """The next record of f as a dict with every field (records(): the
     detailed, slow path), None at the end; the payload decoded with ctx
@@ -335,8 +338,10 @@ def file_next(f, ctx):
     if not more:
         return None
     typ = rec.type
-    d = {"type": _C.pm_record_type_name(typ), "type_id": typ, "misc": rec.misc,
-         "offset": rec.offset, "size": rec.size}
+    tname = _TYPE_NAMES.get(typ, _TYPE_NAMES)
+    if tname is _TYPE_NAMES:
+        tname = _TYPE_NAMES[typ] = _C.pm_record_type_name(typ)
+    d = {"type": tname, "type_id": typ, "misc": rec.misc, "offset": rec.offset, "size": rec.size}
     idx = rec.attr_idx
     if idx >= 0:
         d["event_index"] = idx
