@@ -85,15 +85,27 @@ static inline void pm_fmt_dec_fixed(char *out, uint64_t v, unsigned n)
 		n -= 8;
 	}
 	u = (uint32_t)(v % 100000000u);
-	while (n >= 2) {
-		uint32_t q = u / 100u, r = u - q * 100u;
+	if (n > 4) {
+		/* the last four digits and the rest side by side */
+		uint32_t hi = u / 10000u, lo = u - hi * 10000u, c = lo / 100u;
+
+		e -= 4;
+		memcpy(e, d2 + 2 * c, 2);
+		memcpy(e + 2, d2 + 2 * (lo - c * 100u), 2);
+		u = hi;
+		n -= 4;
+	}
+	if (n > 2) {
+		uint32_t q = u / 100u;
 
 		e -= 2;
-		memcpy(e, d2 + 2 * r, 2);
+		memcpy(e, d2 + 2 * (u - q * 100u), 2);
 		u = q;
 		n -= 2;
 	}
-	if (n)
+	if (n == 2)
+		memcpy(e - 2, d2 + 2 * (u % 100u), 2);
+	else if (n == 1)
 		*--e = (char)('0' + u % 10u);
 }
 

@@ -98,43 +98,6 @@ void pm__jw_str(struct pm__jw *w, const char *s, size_t n)
 	pm__jw_ch(w, '"');
 }
 
-void pm__jw_u64(struct pm__jw *w, uint64_t v)
-{
-	char t[24];
-
-	if (w->len <= w->cap && w->cap - w->len >= 20) {
-		/* straight into the sink: digits counted first, so that no
-		 * byte is stored twice (a copy of bytes just stored stalls) */
-		w->len += pm_fmt_dec(w->buf + w->len, v);
-		return;
-	}
-	pm__jw_mem(w, t, pm_fmt_dec(t, v));
-}
-
-void pm__jw_i64(struct pm__jw *w, int64_t v)
-{
-	if (v < 0) {
-		pm__jw_ch(w, '-');
-		pm__jw_u64(w, (uint64_t)0 - (uint64_t)v);
-	} else {
-		pm__jw_u64(w, (uint64_t)v);
-	}
-}
-
-void pm__jw_hex(struct pm__jw *w, uint64_t v)
-{
-	char t[20] = { '0', 'x' };
-
-	if (w->len <= w->cap && w->cap - w->len >= 18) {
-		/* straight into the sink (see pm__jw_u64) */
-		w->buf[w->len] = '0';
-		w->buf[w->len + 1] = 'x';
-		w->len += 2 + pm_fmt_hex(w->buf + w->len + 2, v);
-		return;
-	}
-	pm__jw_mem(w, t, 2 + pm_fmt_hex(t + 2, v));
-}
-
 void pm__jw_finish(struct pm__jw *w)
 {
 	if (w->cap)

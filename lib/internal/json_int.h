@@ -50,10 +50,44 @@ static inline void pm__jw_ch(struct pm__jw *w, char c)
 /* Write n bytes at s as a JSON string literal, quotes included (see
  * pm_json_escape() for the rules). */
 PM_HIDDEN void pm__jw_str(struct pm__jw *w, const char *s, size_t n);
-/* Unsigned and signed decimal, hex "0x..." (unquoted). */
-PM_HIDDEN void pm__jw_u64(struct pm__jw *w, uint64_t v);
-PM_HIDDEN void pm__jw_i64(struct pm__jw *w, int64_t v);
-PM_HIDDEN void pm__jw_hex(struct pm__jw *w, uint64_t v);
+/* Unsigned and signed decimal, hex "0x..." (unquoted); inline, as a
+ * JSON line is mostly numbers. */
+static inline void pm__jw_u64(struct pm__jw *w, uint64_t v)
+{
+	char t[24];
+
+	if (w->len <= w->cap && w->cap - w->len >= 20) {
+		/* straight into the sink: digits counted first, so that no
+		 * byte is stored twice (a copy of bytes just stored stalls) */
+		w->len += pm_fmt_dec(w->buf + w->len, v);
+		return;
+	}
+	pm__jw_mem(w, t, pm_fmt_dec(t, v));
+}
+
+static inline void pm__jw_i64(struct pm__jw *w, int64_t v)
+{
+	if (v < 0) {
+		pm__jw_ch(w, '-');
+		pm__jw_u64(w, (uint64_t)0 - (uint64_t)v);
+	} else {
+		pm__jw_u64(w, (uint64_t)v);
+	}
+}
+
+static inline void pm__jw_hex(struct pm__jw *w, uint64_t v)
+{
+	char t[20] = { '0', 'x' };
+
+	if (w->len <= w->cap && w->cap - w->len >= 18) {
+		/* straight into the sink (see pm__jw_u64) */
+		w->buf[w->len] = '0';
+		w->buf[w->len + 1] = 'x';
+		w->len += 2 + pm_fmt_hex(w->buf + w->len + 2, v);
+		return;
+	}
+	pm__jw_mem(w, t, 2 + pm_fmt_hex(t + 2, v));
+}
 /* NUL-terminate the sink (at len, or at cap - 1 when it did not fit). */
 PM_HIDDEN void pm__jw_finish(struct pm__jw *w);
 
