@@ -3,7 +3,7 @@
 # Build the libFuzzer harnesses (tests/fuzz) with clang and run each of them.
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]
 # SECONDS per harness (default 20; `scripts/fuzz.sh 600` for a long run).
-# HARNESS: format alias sysfs event record file raw_alpha_profileme
+# HARNESS: format alias sysfs event record file chunks raw_alpha_profileme
 # raw_ibs_fetch raw_ibs_op dwarf_line drain sym (default: all).
 # Each harness starts from its seeds (tests/fuzz/corpus/<h>) and the crash
 # regressions (tests/fuzz/regressions/<h>); new inputs it finds go to
@@ -16,7 +16,7 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-20}
 shift || true
-all=(format alias sysfs event record file raw_alpha_profileme raw_ibs_fetch raw_ibs_op dwarf_line drain sym)
+all=(format alias sysfs event record file chunks raw_alpha_profileme raw_ibs_fetch raw_ibs_op dwarf_line drain sym)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 build=${PM_FUZZ_BUILD:-$root/build-fuzz}

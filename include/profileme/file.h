@@ -780,6 +780,10 @@ struct pm_chunk_index_opts {
 	size_t sz;            /**< Set by the caller: sizeof(struct pm_chunk_index_opts). */
 	uint64_t chunk_bytes; /**< Target bytes of data per chunk; 0: 64 MiB.  Cuts fall at FINISHED_ROUND
 	                           records, or (rounds larger than 1/8 of this) at record boundaries. */
+	/** Threads of the scan: 0 or 1 one, N: N pieces of the data scanned at once (each from a
+	 *  record boundary it finds and the piece before it confirms; the index is the same for
+	 *  every N).  @since 0.1 */
+	int threads;
 };
 /** Frozen minimum @c sz of struct pm_chunk_index_opts. */
 #define PM_CHUNK_INDEX_OPTS_SZ_V1 PM_OFFSETOFEND(struct pm_chunk_index_opts, chunk_bytes)

@@ -216,7 +216,8 @@ static int pmcm_start(pm_columns *c, uint8_t *const *base, const size_t *stride,
 {
 	/* chunks of 8 MiB by default: small enough to balance, large enough that
 	 * the per-chunk open and the overlap stay negligible */
-	struct pm_chunk_index_opts io = { .sz = sizeof(io), .chunk_bytes = c->chunk_bytes };
+	struct pm_chunk_index_opts io = { .sz = sizeof(io), .chunk_bytes = c->chunk_bytes,
+					  .threads = c->threads };
 	pm_chunk_index *idx = NULL;
 	struct pm__columns_mt *m;
 	pm_file *f = c->file;

@@ -18,10 +18,14 @@
  * of perf's rounds, so it is exact for any file whose samples all carry a
  * time; the rounds only keep the overlap (read_start .. start) small.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "chunks_int.h"
 #include "reader_int.h"
 
 #define PMC_DEFAULT_CHUNK (64ull << 20)
@@ -29,6 +33,7 @@
 struct pmc_block {
 	uint64_t start;
 	uint64_t tmin, tmax; /* UINT64_MAX, 0 when the block has no timed sample */
+	bool untimed;        /* it has a sample without a time */
 };
 
 struct pm_chunk_index {
@@ -112,7 +117,7 @@ static int pmc_push(struct pmc_block **b, size_t *n, size_t *cap, uint64_t start
 		*b = t;
 		*cap = nc;
 	}
-	(*b)[*n] = (struct pmc_block){ start, UINT64_MAX, 0 };
+	(*b)[*n] = (struct pmc_block){ start, UINT64_MAX, 0, false };
 	(*n)++;
 	return 0;
 }
@@ -192,18 +197,391 @@ out:
 	return rc;
 }
 
-int pm_chunk_index_new_from_file(pm_chunk_index **out, pm_file *f, const struct pm_chunk_index_opts *opts)
+/* The scan's state: the blocks so far. */
+struct pmc_scan {
+	struct pmc_block *b;
+	size_t nb, cap;
+	uint64_t block_max, data_end, blk_start;
+	bool whole;
+};
+
+/* One record of the scan (file order). */
+static inline int pmc_rec(struct pmc_scan *sc, const struct pmf_rec *r)
 {
-	struct pm_chunk_index_opts o = { .sz = sizeof(o) };
+	if (r->type == PM_RECORD_SAMPLE) {
+		struct pmc_block *cur = &sc->b[sc->nb - 1];
+
+		if (r->time != PM_FILE_NO_TIME && r->time) {
+			if (r->time < cur->tmin)
+				cur->tmin = r->time;
+			if (r->time > cur->tmax)
+				cur->tmax = r->time;
+		} else {
+			cur->untimed = true;
+		}
+	}
+	/* A block ends after a FINISHED_ROUND, or after the record that reaches
+	 * a multiple of block_max (file offsets): a rule of the record alone, so
+	 * that the pieces of a parallel scan cut where one walk cuts. */
+	if (r->type == PM_RECORD_FINISHED_ROUND ||
+	    (r->offset + r->size) / sc->block_max != r->offset / sc->block_max) {
+		sc->blk_start = r->offset + r->size;
+		if (sc->blk_start < sc->data_end)
+			return pmc_push(&sc->b, &sc->nb, &sc->cap, sc->blk_start);
+	}
+	return 0;
+}
+
+/* User record types the mapped scan steps over by their size: none of them
+ * carries data after it, changes the id map or starts a zstd stream. */
+static bool pmc_plain_user(uint32_t type)
+{
+	switch (type) {
+	case PM_RECORD_HEADER_EVENT_TYPE:
+	case PM_RECORD_HEADER_BUILD_ID:
+	case PM_RECORD_FINISHED_ROUND:
+	case PM_RECORD_AUXTRACE_INFO:
+	case PM_RECORD_AUXTRACE_ERROR:
+	case PM_RECORD_THREAD_MAP:
+	case PM_RECORD_CPU_MAP:
+	case PM_RECORD_STAT_CONFIG:
+	case PM_RECORD_STAT:
+	case PM_RECORD_STAT_ROUND:
+	case PM_RECORD_EVENT_UPDATE:
+	case PM_RECORD_TIME_CONV:
+	case PM_RECORD_HEADER_FEATURE:
+	case PM_RECORD_FINISHED_INIT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A read window over the data section (pread, PMC_WIN bytes at a time):
+ * cheaper than a mapping (no page to map and unmap) and bounded memory. */
+#define PMC_WIN (1u << 20)
+struct pmc_map {
+	const pm_file *f;
+	uint8_t *buf;
+	uint64_t woff, wlen; /* buf holds the bytes [woff, woff + wlen) */
+	uint64_t end;        /* the data end */
+	bool ioerr;
+};
+
+/* The bytes [off, off + need) (need <= 65536), or NULL past the end or
+ * when the file cannot be read. */
+static inline const uint8_t *pmc_at(struct pmc_map *m, uint64_t off, size_t need)
+{
+	if (off >= m->woff && off + need <= m->woff + m->wlen)
+		return m->buf + (off - m->woff);
+	if (off + need > m->end)
+		return NULL;
+	m->woff = off;
+	m->wlen = 0;
+	while (m->wlen < PMC_WIN && off + m->wlen < m->end) {
+		ssize_t k = pread(m->f->fd, m->buf + m->wlen,
+				  (size_t)PM_MIN((uint64_t)PMC_WIN - m->wlen, m->end - off - m->wlen),
+				  (off_t)(off + m->wlen));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			m->ioerr = true;
+			break;
+		}
+		m->wlen += (uint64_t)k;
+	}
+	return off + need <= m->woff + m->wlen ? m->buf + (off - m->woff) : NULL;
+}
+
+/* Step over the record at *off (accounted in sc).  0; 1: this scan cannot
+ * step over it (damaged, or a record for the reader); -ENOMEM. */
+static inline int pmc_step(struct pmc_scan *sc, struct pmc_map *m, uint64_t *off)
+{
+	const pm_file *f = m->f;
+	const uint8_t *p = pmc_at(m, *off, 8);
+	struct pmf_rec r;
+	int rc;
+
+	if (!p)
+		return 1;
+	r.type = pm__ld32(p, f->be);
+	r.size = pm__ld16(p + 6, f->be);
+	if (r.size < 8 || r.size > sc->data_end - *off)
+		return 1;
+	if (r.type >= PM_RECORD_USER_TYPE_START && !pmc_plain_user(r.type))
+		return 1;
+	p = pmc_at(m, *off, r.size);
+	if (!p)
+		return 1;
+	r.misc = pm__ld16(p + 4, f->be);
+	r.data = p;
+	r.offset = *off;
+	r.from_comp = false;
+	pmf_classify(f, &r);
+	rc = pmc_rec(sc, &r);
+	if (!rc)
+		*off += r.size;
+	return rc;
+}
+
+/* Could a record start at off?  PMC_CHAIN headers from there look like
+ * records' (known type and cpumode, size a multiple of 8), or reach the
+ * end exactly.  Only a guess: the merge confirms it. */
+#define PMC_CHAIN 16
+static bool pmc_chain(struct pmc_map *m, uint64_t off, uint64_t end)
+{
+	const pm_file *f = m->f;
+
+	for (int k = 0; k < PMC_CHAIN && off < end; k++) {
+		const uint8_t *p = pmc_at(m, off, 8);
+		uint32_t type, size;
+
+		if (!p)
+			return false;
+		type = pm__ld32(p, f->be);
+		size = pm__ld16(p + 6, f->be);
+		if (size < 8 || size % 8 || size > end - off)
+			return false;
+		if (type >= PM_RECORD_USER_TYPE_START ? !pmc_plain_user(type)
+						       : (!type || type > PM_RECORD_CALLCHAIN_DEFERRED ||
+							  (pm__ld16(p + 4, f->be) & PM_RECORD_MISC_CPUMODE_MASK) > 5))
+			return false;
+		off += size;
+	}
+	return true;
+}
+
+/*
+ * A piece of the parallel scan: [lo, hi) of the data.  Piece 0 starts at
+ * the data offset; the others look for an offset where records seem to
+ * start (pmc_chain()) and walk from there, keeping the offsets of their
+ * first PMC_SYNC records.  The merge walks on from the piece before into
+ * the piece until the two walks meet at one of these records (from there on
+ * they are one walk), walks on to the piece's first block start after the
+ * meeting point and takes the piece's blocks from there (the block rule is
+ * a rule of each record: the same blocks as one walk's).  A piece the walk
+ * before it never meets is walked again by the merge.  So the blocks are
+ * those of one walk from the data offset, whatever the guesses were.
+ */
+#define PMC_SYNC 256
+struct pmc_piece {
+	struct pmc_map m;
+	uint64_t lo, hi;
+	uint64_t c;    /* where its walk starts; hi: no record start found */
+	uint64_t off;  /* where its walk stopped: the first record at or after hi, or the record
+	                  it could not step over */
+	int rc;        /* pmc_step()'s */
+	uint64_t sync[PMC_SYNC];
+	size_t nsync;
+	struct pmc_scan sc;
+};
+
+static void *pmc_piece_run(void *arg)
+{
+	struct pmc_piece *p = arg;
+	uint64_t off = p->lo, align = p->m.f->info.data_offset % 8;
+	int rc = 0;
+
+	if (p->lo != p->m.f->info.data_offset) {
+		if (off % 8 != align)
+			off += (8 + align - off % 8) % 8;
+		while (off < p->hi && !pmc_chain(&p->m, off, p->sc.data_end))
+			off += 8;
+	}
+	p->c = off < p->hi ? off : p->hi;
+	if (off < p->hi)
+		rc = pmc_push(&p->sc.b, &p->sc.nb, &p->sc.cap, off);
+	p->sc.blk_start = off;
+	while (!rc && off < p->hi) {
+		if (p->nsync < PMC_SYNC)
+			p->sync[p->nsync++] = off;
+		rc = pmc_step(&p->sc, &p->m, &off);
+	}
+	p->off = off;
+	p->rc = rc;
+	return NULL;
+}
+
+/* Merge the pieces (pmc_piece_run() done) into sc: 0, 1 (the reader's scan
+ * is needed), -ENOMEM. */
+static int pmc_merge(struct pmc_scan *sc, struct pmc_piece *pc, size_t n)
+{
+	uint64_t off;
+	int rc;
+
+	if (pc[0].rc)
+		return pc[0].rc;
+	*sc = pc[0].sc;
+	pc[0].sc.b = NULL;
+	off = pc[0].off;
+	for (size_t i = 1; i < n; i++) {
+		struct pmc_piece *p = &pc[i];
+		bool met = false;
+		size_t j = 0;
+
+		if (p->rc < 0)
+			return p->rc;
+		if (p->c < p->hi) {
+			while (off < p->c)
+				if ((rc = pmc_step(sc, &p->m, &off)))
+					return rc;
+			for (;;) {
+				while (j < p->nsync && p->sync[j] < off)
+					j++;
+				if (j == p->nsync)
+					break;
+				if (p->sync[j] == off) {
+					met = true;
+					break;
+				}
+				if ((rc = pmc_step(sc, &p->m, &off)))
+					return rc;
+			}
+		}
+		if (!met) {
+			/* never met: walk the piece here */
+			while (off < p->hi)
+				if ((rc = pmc_step(sc, &p->m, &off)))
+					return rc;
+			continue;
+		}
+		/* one walk from here: on to the piece's first block after the meeting point */
+		j = 0;
+		while (j < p->sc.nb && p->sc.b[j].start <= off)
+			j++;
+		if (j == p->sc.nb) {
+			/* none: the piece ends in the merge's block */
+			while (off < p->hi)
+				if ((rc = pmc_step(sc, &p->m, &off)))
+					return rc;
+			continue;
+		}
+		while (off < p->sc.b[j].start)
+			if ((rc = pmc_step(sc, &p->m, &off)))
+				return rc;
+		/* the walk here began that block (the same rule): its copy holds nothing */
+		if (!sc->nb || sc->b[sc->nb - 1].start != p->sc.b[j].start || off != p->sc.b[j].start)
+			return 1; /* cannot be: the reader's scan decides */
+		sc->nb--;
+		for (; j < p->sc.nb; j++) {
+			if ((rc = pmc_push(&sc->b, &sc->nb, &sc->cap, p->sc.b[j].start)))
+				return rc;
+			sc->b[sc->nb - 1] = p->sc.b[j];
+		}
+		sc->blk_start = p->sc.blk_start;
+		off = p->off;
+		if (p->rc)
+			return p->rc; /* its walk is the file's: the reader says what is there */
+	}
+	return off == sc->data_end ? 0 : 1;
+}
+
+/*
+ * The scan with windows of its own over the data (record headers and the
+ * id / time words of each record only, none of the reader's stages); with
+ * threads > 1 in pieces at once.  1: this file needs the reader's scan (a
+ * record this scan does not step over, a damaged header: the reader says
+ * what and where), 0 done, <0 -ENOMEM.
+ */
+#define PMC_MAX_PIECES 64
+static int pmc_scan_windows(struct pmc_scan *sc, const pm_file *f, int threads, uint64_t min_piece)
+{
+	uint64_t off = f->info.data_offset, end = sc->data_end, each;
+	struct pmc_piece *pc = NULL;
+	pthread_t th[PMC_MAX_PIECES];
+	bool started[PMC_MAX_PIECES] = { false };
+	struct stat st;
+	size_t n;
+	int rc = 0;
+
+	/* data past the end of the file: the reader says where it is cut */
+	if (end <= off || fstat(f->fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < end)
+		return 1;
+	/* pieces of at least min_piece bytes */
+	n = (size_t)PM_MAX(threads, 1);
+	n = PM_MIN(n, PMC_MAX_PIECES);
+	n = PM_MAX(PM_MIN(n, (size_t)((end - off) / PM_MAX(min_piece, 64))), 1);
+	pc = calloc(n, sizeof(*pc));
+	if (!pc)
+		return -ENOMEM;
+	each = (end - off) / n;
+	for (size_t i = 0; i < n; i++) {
+		struct pmc_piece *p = &pc[i];
+
+		p->m = (struct pmc_map){ .f = f, .end = end };
+		p->m.buf = malloc(PMC_WIN);
+		if (!p->m.buf)
+			rc = -ENOMEM;
+		p->lo = off + i * each;
+		p->hi = i + 1 < n ? p->lo + each : end;
+		p->sc.block_max = sc->block_max;
+		p->sc.data_end = end;
+		p->sc.blk_start = p->lo;
+	}
+	pc[0].nsync = PMC_SYNC; /* piece 0 starts at the data offset: no meeting point to keep */
+	for (size_t i = 1; !rc && i < n; i++)
+		started[i] = !pthread_create(&th[i], NULL, pmc_piece_run, &pc[i]);
+	if (!rc)
+		pmc_piece_run(&pc[0]);
+	for (size_t i = 1; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else if (!rc)
+			pmc_piece_run(&pc[i]);
+	}
+	if (!rc)
+		rc = pmc_merge(sc, pc, n);
+	for (size_t i = 0; i < n; i++) {
+		free(pc[i].sc.b);
+		free(pc[i].m.buf);
+	}
+	free(pc);
+	return rc;
+}
+
+/* The scan with a reader of its own (raw order, keep_compressed). */
+static int pmc_scan_reader(struct pmc_scan *sc, pm_file *f)
+{
 	struct pm_file_opts so = { .sz = sizeof(so), .raw_order = 1, .keep_compressed = 1,
 				   .window_size = 1u << 20 };
-	pm_chunk_index *idx;
 	pm_file *s = NULL;
-	struct pmc_block *b = NULL;
-	size_t nb = 0, cap = 0;
-	uint64_t block_max, data_end, blk_bytes_start;
-	bool timed = false, untimed = false, whole = false;
 	struct pmf_rec r;
+	int rc;
+
+	rc = pm_file_open_fd(&s, f->fd, &so);
+	if (rc)
+		return rc;
+	free(s->name);
+	s->name = strdup(PMF_NAME(f));
+	while ((rc = pmf_next_inl(s, &r)) > 0) {
+		if (r.type == PM_RECORD_COMPRESSED || r.type == PM_RECORD_COMPRESSED2 || r.from_comp) {
+			/* the zstd stream runs through every COMPRESSED record */
+			sc->whole = true;
+			rc = 0;
+			break;
+		}
+		rc = pmc_rec(sc, &r);
+		if (rc)
+			break;
+	}
+	pm_file_close(s);
+	return rc;
+}
+
+int pm_chunk_index_new_from_file(pm_chunk_index **out, pm_file *f, const struct pm_chunk_index_opts *opts)
+{
+	/* a piece's scan costs about 0.15 ms a MiB, a thread some 30 us */
+	return pm__chunk_index_new(out, f, opts, PMC_SCAN_AUTO, 1u << 20);
+}
+
+int pm__chunk_index_new(pm_chunk_index **out, pm_file *f, const struct pm_chunk_index_opts *opts,
+			int how, uint64_t min_piece)
+{
+	struct pm_chunk_index_opts o = { .sz = sizeof(o) };
+	struct pmc_scan sc = { 0 };
+	pm_chunk_index *idx;
+	bool timed = false, untimed = false;
 	int rc;
 
 	if (out)
@@ -217,64 +595,54 @@ int pm_chunk_index_new_from_file(pm_chunk_index **out, pm_file *f, const struct 
 		pm__opts_copy_in(&o, sizeof(o), opts, opts->sz);
 	if (!o.chunk_bytes)
 		o.chunk_bytes = PMC_DEFAULT_CHUNK;
-	block_max = PM_MAX(o.chunk_bytes / 8, 4096);
+	if (o.threads < 0)
+		return pm__err(EINVAL, "pm_chunk_index_opts.threads is negative (%d)", o.threads);
 	idx = calloc(1, sizeof(*idx));
 	if (!idx)
 		return -ENOMEM;
-	data_end = f->data_end;
+	sc.block_max = PM_MAX(o.chunk_bytes / 8, 4096);
+	sc.data_end = f->data_end;
 	if (f->info.pipe_mode || !f->seekable) {
 		/* a pipe stream is read once, as it comes */
-		rc = pmc_one(idx, f, data_end);
+		rc = pmc_one(idx, f, sc.data_end);
 		goto done;
 	}
-	rc = pm_file_open_fd(&s, f->fd, &so);
-	if (rc)
+	rc = how == PMC_SCAN_READER ? 1 : pmc_scan_windows(&sc, f, o.threads, min_piece);
+	if (rc > 0 && how == PMC_SCAN_WINDOWS) {
+		rc = -EAGAIN; /* the fuzz harness asked: the scan of windows cannot */
 		goto done;
-	free(s->name);
-	s->name = strdup(PMF_NAME(f));
-	rc = pmc_push(&b, &nb, &cap, f->info.data_offset);
-	blk_bytes_start = f->info.data_offset;
-	while (!rc && (rc = pmf_next_inl(s, &r)) > 0) {
-		rc = 0;
-		if (r.type == PM_RECORD_COMPRESSED || r.type == PM_RECORD_COMPRESSED2 || r.from_comp) {
-			/* the zstd stream runs through every COMPRESSED record */
-			whole = true;
-			break;
-		}
-		if (r.type == PM_RECORD_SAMPLE && r.time != PM_FILE_NO_TIME && r.time) {
-			struct pmc_block *cur = &b[nb - 1];
-
-			cur->tmin = PM_MIN(cur->tmin, r.time);
-			cur->tmax = PM_MAX(cur->tmax, r.time);
-			if (!timed || r.time < idx->first)
-				idx->first = r.time;
-			if (!timed || r.time > idx->last)
-				idx->last = r.time;
-			timed = true;
-		} else if (r.type == PM_RECORD_SAMPLE) {
-			untimed = true;
-		}
-		if (r.type == PM_RECORD_FINISHED_ROUND ||
-		    r.offset + r.size - blk_bytes_start >= block_max) {
-			/* the next block starts after this record */
-			blk_bytes_start = r.offset + r.size;
-			if (blk_bytes_start < data_end)
-				rc = pmc_push(&b, &nb, &cap, blk_bytes_start);
-		}
+	}
+	if (rc > 0) {
+		free(sc.b);
+		sc = (struct pmc_scan){ .block_max = sc.block_max, .data_end = sc.data_end,
+					.blk_start = f->info.data_offset };
+		rc = pmc_push(&sc.b, &sc.nb, &sc.cap, f->info.data_offset);
+		if (!rc)
+			rc = pmc_scan_reader(&sc, f);
 	}
 	if (rc < 0)
 		goto done;
-	rc = 0;
-	idx->have_times = timed && !whole;
-	if (whole || (timed && untimed) || nb <= 1)
-		rc = pmc_one(idx, f, data_end);
+	for (size_t j = 0; j < sc.nb; j++) {
+		const struct pmc_block *b = &sc.b[j];
+
+		untimed |= b->untimed;
+		if (b->tmin == UINT64_MAX)
+			continue;
+		if (!timed || b->tmin < idx->first)
+			idx->first = b->tmin;
+		if (!timed || b->tmax > idx->last)
+			idx->last = b->tmax;
+		timed = true;
+	}
+	idx->have_times = timed && !sc.whole;
+	if (sc.whole || (timed && untimed) || sc.nb <= 1)
+		rc = pmc_one(idx, f, sc.data_end);
 	else
-		rc = pmc_cut(idx, f, b, nb, data_end, o.chunk_bytes, timed);
-	if (!rc && idx->n == 1 && timed && !untimed && !whole)
+		rc = pmc_cut(idx, f, sc.b, sc.nb, sc.data_end, o.chunk_bytes, timed);
+	if (!rc && idx->n == 1 && timed && !untimed && !sc.whole)
 		idx->c[0].flags |= PM_CHUNK_TIME_WINDOW;
 done:
-	free(b);
-	pm_file_close(s);
+	free(sc.b);
 	if (rc) {
 		pm_chunk_index_free(idx);
 		return rc;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
  * The C reader on N threads (pm_columns_opts::threads over the file's
- * chunks): bench_chunks [--raw] THREADS FILE... reads every sample of each
+ * chunks): bench_chunks [--raw] [--chunk-mb M] THREADS FILE... reads every sample of each
  * file (columns time pid tid cpu ip period event; --raw: every column, the
  * decoded ProfileMe/IBS fields included) and prints one line:
  *
@@ -40,20 +40,26 @@ int main(int argc, char **argv)
 	static struct row rows[1 << 16];
 	uint8_t *wide = NULL;
 	int raw = argc > 1 && !strcmp(argv[1], "--raw");
-	uint64_t samples = 0, bytes = 0, sum = 0;
+	uint64_t samples = 0, bytes = 0, sum = 0, chunk_bytes = 0;
 	double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID), w, c;
 	struct rusage ru;
 	int threads;
 
 	argc -= raw;
 	argv += raw;
+	if (argc > 2 && !strcmp(argv[1], "--chunk-mb")) {
+		chunk_bytes = strtoull(argv[2], NULL, 10) << 20;
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: bench_chunks [--raw] THREADS FILE...\n");
+		fprintf(stderr, "usage: bench_chunks [--raw] [--chunk-mb M] THREADS FILE...\n");
 		return 2;
 	}
 	threads = atoi(argv[1]);
 	for (int a = 2; a < argc; a++) {
-		struct pm_columns_opts o = { .sz = sizeof(o), .event = -1, .no_raw = !raw, .threads = threads };
+		struct pm_columns_opts o = { .sz = sizeof(o), .event = -1, .no_raw = !raw, .threads = threads,
+						.chunk_bytes = chunk_bytes };
 		const char *want[] = { "time", "ip", "period", "pid", "tid", "cpu", "event" };
 		const size_t at[] = { offsetof(struct row, time), offsetof(struct row, ip),
 				      offsetof(struct row, period), offsetof(struct row, pid),

@@ -83,7 +83,10 @@ def test_chunks_equal_whole_file(recs, kind):
     if kind in ("zstd", "pipe"):
         assert len(lst) == 1 and lst[0]["flags"] & pmd.CHUNK_WHOLE
         return
-    assert len(lst) >= 4
+    # several chunks; how many depends on how perf laid out the two rings'
+    # data in its few rounds (under load one ring may hold most of a round,
+    # and a cut inside a round's first ring has no later time bound)
+    assert len(lst) >= 2
     assert rng == (int(whole["time"].min()), int(whole["time"].max()))
     data_off = lst[0]["data_offset"]
     assert lst[0]["start"] == data_off and lst[-1]["end"] == lst[0]["data_end"]
@@ -143,7 +146,7 @@ def test_select_chunk_errors(recs):
 def test_read_samples_equals_to_pandas(recs, kind):
     path = recs[kind]
     ddf = pmd.read_samples(path, chunk_bytes=_small(path), symbols=True)
-    assert ddf.npartitions >= 4 and ddf.known_divisions
+    assert ddf.npartitions >= 2 and ddf.known_divisions
     got = ddf.compute()
     with profileme.open(path) as rec:
         want = rec.to_pandas(symbols=True).set_index("time")
@@ -173,6 +176,34 @@ def test_read_samples_fields_and_mixed_files(recs):
     for c in ("tid", "ip"):
         assert np.array_equal(got[c].to_numpy(), want[c].to_numpy()), c
     assert got["event"].astype(str).tolist() == want["event"].astype(str).tolist()
+
+
+def test_read_samples_lazy_index(recs, monkeypatch):
+    """Several files: building the frame reads headers only (no chunk index
+    here); each file's index is a task its partitions depend on, and the
+    frame is read_many()'s.  divisions=True makes the index here."""
+    paths = [recs["file"], recs["callchain"], recs["pipe"]]
+    calls = []
+    real = pmd.chunks
+    monkeypatch.setattr(pmd, "chunks", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    cb = _small(recs["file"])
+    ddf = pmd.read_samples(paths, fields=["tid", "ip"], chunk_bytes=cb)
+    assert calls == [] and not ddf.known_divisions
+    # a partition per chunk_bytes of data, at least the chunks each file has
+    nchunks = [len(real(p, cb)[0]) for p in paths]
+    assert ddf.npartitions >= sum(nchunks) and nchunks[0] > 1 and nchunks[2] == 1
+    got = ddf.compute(scheduler="sync")
+    assert sorted(calls) == sorted(paths)       # one index task per file
+    want = profileme.read_many(paths, fields=["time", "tid", "ip"])
+    assert got["source"].astype(str).tolist() == want["source"].astype(str).tolist()
+    assert np.array_equal(got.index.to_numpy(), want["time"].to_numpy())
+    for c in ("tid", "ip"):
+        assert np.array_equal(got[c].to_numpy(), want[c].to_numpy()), c
+    del calls[:]
+    eager = pmd.read_samples(paths, fields=["tid", "ip"], chunk_bytes=cb, divisions=True)
+    assert sorted(calls) == sorted(paths) and eager.npartitions == sum(nchunks)
+    with pytest.raises(ValueError):
+        pmd.read_samples(paths, divisions="yes")
 
 
 @pytest.fixture(scope="module")
@@ -220,31 +251,60 @@ def test_profileme_summary_equals_report():
         assert abs(h["overhead"] - r["overhead"]) < 1e-4
 
 
-def test_ibs_summary_equals_report():
-    """The SYNTHETIC IBS recording's ibs_op rows of profileme report."""
+@pytest.mark.parametrize("kind", ["ibs_op", "ibs_fetch"])
+def test_ibs_summary_equals_report(kind):
+    """The SYNTHETIC IBS recording's ibs_op / ibs_fetch rows of profileme
+    report: counts, distributions, tallies, and the data_src / page_size
+    objects of its JSON."""
     with profileme.open(IBS) as rec:
-        op = [e["name"] for e in rec.events if e["name"].startswith("ibs_op")][0]
-    ddf = pmd.read_samples(IBS, event=op, symbols=True, chunk_bytes=4096, **SYM)
+        ev = [e["name"] for e in rec.events if e["name"].startswith(kind)][0]
+    ddf = pmd.read_samples(IBS, event=ev, symbols=True, chunk_bytes=4096, **SYM)
+    assert ddf.npartitions > 1
     got = pmd.ibs_summary(ddf)
-    rows = [r for r in _report(IBS) if r["event"] == op]
+    rows = [r for r in _report(IBS) if r["event"] == ev]
     by = {(r["comm"], r["dso"], r["sym"]): r for r in rows}
-    assert len(got) == len(rows)
+    assert len(got) == len(rows) and rows
+    if kind == "ibs_op":
+        counts = ("samples", "period", "ibs_op", "exact", "inexact", "ip_differs", "ops",
+                  "branches", "branch_taken", "branch_mispredicted", "loads", "stores",
+                  "dc_miss", "dtlb_l1_miss", "dtlb_l2_miss")
+        dists = ("tag_to_ret", "comp_to_ret", "dc_miss_lat")
+        pcts = ("branch_taken_pct", "branch_mispredicted_pct", "dc_miss_pct")
+        obj = "data_src"
+    else:
+        counts = ("samples", "period", "ibs_fetch", "exact", "inexact", "ip_differs",
+                  "fetch_completed")
+        dists = ("fetch_lat",)
+        pcts = ()
+        obj = "page_size"
+    seen = set()
     for g in got.to_dict("records"):
         r = by[(g["comm"], g["dso"], g["sym"])]
-        for k in ("samples", "period", "ibs_op", "exact", "inexact", "ip_differs", "ops",
-                  "branches", "branch_taken", "branch_mispredicted", "loads", "stores",
-                  "dc_miss", "dtlb_l1_miss", "dtlb_l2_miss"):
+        for k in counts:
             assert g[k] == r[k], (k, g, r)
-        for q in ("tag_to_ret", "comp_to_ret", "dc_miss_lat"):
+        for q in dists:
             for s in ("q1", "median", "q3", "max"):
                 k = "%s_%s" % (q, s)
                 if k in r:
                     assert g[k] == r[k], (k, g, r)
+                    seen.add(k)
             if q + "_mean" in r:
                 assert abs(g[q + "_mean"] - r[q + "_mean"]) < 1e-4
-        for k in ("branch_taken_pct", "branch_mispredicted_pct", "dc_miss_pct"):
+        for k in pcts:
             if k in r:
                 assert abs(g[k] - r[k]) < 1e-4, k
+                seen.add(k)
+        if kind == "ibs_fetch":
+            for k in ("ic_miss", "itlb_l1_miss", "itlb_l2_miss", "l2_miss", "l3_miss", "oc_miss"):
+                if k in r:   # the report gives a tally only where some fetch has the bit
+                    assert g[k] == r[k] and abs(g[k + "_pct"] - r[k + "_pct"]) < 1e-4, (k, g, r)
+                    seen.add(k)
+        assert g[obj] == r.get(obj, {}), (obj, g, r)
+        seen |= {obj} if g[obj] else set()
+    # the comparisons above were made, not skipped
+    want = {"ibs_op": {"dc_miss_lat_median", "dc_miss_pct", "data_src"},
+            "ibs_fetch": {"fetch_lat_median", "ic_miss", "oc_miss", "page_size"}}[kind]
+    assert want <= seen, want - seen
 
 
 def test_local_cluster_fleet(fleet):

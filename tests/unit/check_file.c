@@ -10,6 +10,7 @@
 
 #include <profileme/profileme.h>
 
+#include "file/chunks_int.h"
 #include "internal/pm_internal.h"
 #include "pm_check.h"
 
@@ -1326,6 +1327,142 @@ START_TEST(test_pipe_tail)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* the chunk index (lib/file/chunks.c): the parallel scan makes the index
+ * the reader's scan makes, and the chunks give the whole file's samples */
+
+#define CK_NSAMP 120000
+
+/* a record of the chunk test file: sample (IDENTIFIER IP TID TIME) or a
+ * COMM of a name length that moves the next records' alignment */
+static void ck_write_recs(pm_writer *w, bool be)
+{
+	uint8_t r[80];
+	uint64_t t = 1000000;
+
+	for (uint64_t i = 0; i < CK_NSAMP; i++) {
+		/* two rings per round: times of the second ring start before the
+		 * first one's end (out of order within the round) */
+		uint64_t ring = (i / 32) % 2, k = i % 32;
+		uint64_t time = t + 2 * k + ring * 23;
+
+		memset(r, 0, sizeof(r));
+		pm__st32(r, PM_RECORD_SAMPLE, be);
+		pm__st16(r + 6, 40, be);
+		pm__st64(r + 8, 77, be);
+		pm__st64(r + 16, 0x400000 + i, be);
+		pm__st32(r + 24, 10, be);
+		pm__st32(r + 28, 11, be);
+		pm__st64(r + 32, time, be);
+		ck_assert_int_eq(pm_writer_write(w, r, 40), 0);
+		if (i % 97 == 0) {
+			/* COMM: pid tid name (8 or 16 bytes) + TID TIME IDENTIFIER */
+			size_t nl = i % 2 ? 8 : 16, sz = 8 + 8 + nl + 24;
+
+			memset(r, 0, sizeof(r));
+			pm__st32(r, PM_RECORD_COMM, be);
+			pm__st16(r + 6, (uint16_t)sz, be);
+			pm__st32(r + 8, 10, be);
+			pm__st32(r + 12, 11, be);
+			memcpy(r + 16, "worker-number-7", nl - 1);
+			pm__st32(r + 16 + nl, 10, be);
+			pm__st32(r + 20 + nl, 11, be);
+			pm__st64(r + 24 + nl, time, be);
+			pm__st64(r + 32 + nl, 77, be);
+			ck_assert_int_eq(pm_writer_write(w, r, sz), 0);
+		}
+		if (k == 31 && ring == 1) {
+			ck_assert_int_eq(pm_writer_finished_round(w), 0);
+			t += 50; /* the next round starts before this one ends */
+		}
+	}
+}
+
+static size_t ck_chunks(pm_file *f, int how, int threads, struct pm_file_chunk *out, size_t cap)
+{
+	struct pm_chunk_index_opts o = { .sz = sizeof(o), .chunk_bytes = 512 << 10, .threads = threads };
+	pm_chunk_index *idx = NULL;
+	size_t n;
+
+	ck_assert_int_eq(pm__chunk_index_new(&idx, f, &o, how, 4096), 0);
+	n = pm_chunk_index_count(idx);
+	ck_assert_uint_le(n, cap);
+	for (size_t i = 0; i < n; i++) {
+		out[i].sz = sizeof(out[i]);
+		ck_assert_int_eq(pm_chunk_index_get(idx, i, &out[i]), 0);
+	}
+	pm_chunk_index_free(idx);
+	return n;
+}
+
+START_TEST(test_chunk_index_parallel)
+{
+	char path[] = "/tmp/pm_chunks_XXXXXX";
+	int fd = mkstemp(path);
+	bool be = pm__host_big_endian();
+	static struct pm_file_chunk ref[256], got[256];
+	static uint64_t whole[CK_NSAMP], parts[CK_NSAMP];
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	struct pm_attr a;
+	uint64_t id = 77;
+	pm_writer *w = NULL;
+	pm_file *f = NULL;
+	size_t nref, nw = 0, np = 0;
+	int rc;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	pm_attr_init(&a);
+	a.type = PM_TYPE_SOFTWARE;
+	a.config = 1;
+	a.sample_period = 1000;
+	a.sample_type = PM_SAMPLE_IP | PM_SAMPLE_TID | PM_SAMPLE_TIME | PM_SAMPLE_IDENTIFIER;
+	a.flags = PM_ATTR_SAMPLE_ID_ALL | PM_ATTR_COMM;
+	ck_assert_int_eq(pm_writer_open(&w, path, NULL), 0);
+	ck_assert_int_eq(pm_writer_add_attr(w, &a, "task-clock", &id, 1), 0);
+	ck_assert_int_eq(pm_writer_begin(w), 0);
+	ck_write_recs(w, be);
+	ck_assert_int_eq(pm_writer_finish(w), 0);
+	pm_writer_close(w);
+
+	ck_assert_int_eq(pm_file_open(&f, path, NULL), 0);
+	nref = ck_chunks(f, PMC_SCAN_READER, 1, ref, 256);
+	ck_assert_uint_ge(nref, 6);
+	/* in one piece and in 2, 3, 7 pieces (each guessing where records start) */
+	for (int t = 1; t <= 7; t += t < 3 ? 1 : 4) {
+		ck_assert_uint_eq(ck_chunks(f, PMC_SCAN_WINDOWS, t, got, 256), nref);
+		ck_assert_mem_eq(got, ref, nref * sizeof(ref[0]));
+		ck_assert_uint_eq(ck_chunks(f, PMC_SCAN_AUTO, t, got, 256), nref);
+		ck_assert_mem_eq(got, ref, nref * sizeof(ref[0]));
+	}
+	/* the chunks read from the overlap of the rounds before */
+	ck_assert(ref[1].read_start < ref[1].start && (ref[1].flags & PM_CHUNK_TIME_WINDOW));
+	while ((rc = pm_file_next(f, &rec)) > 0)
+		if (rec.type == PM_RECORD_SAMPLE)
+			whole[nw++] = rec.offset;
+	ck_assert_int_eq(rc, 0);
+	ck_assert_uint_eq(nw, CK_NSAMP);
+	pm_file_close(f);
+	/* every chunk through its own pm_file: the whole file's samples, in its order */
+	for (size_t i = 0; i < nref; i++) {
+		ck_assert_int_eq(pm_file_open(&f, path, NULL), 0);
+		ck_assert_int_eq(pm_file_select_chunk(f, &ref[i]), 0);
+		while ((rc = pm_file_next(f, &rec)) > 0) {
+			if (rec.type != PM_RECORD_SAMPLE)
+				continue;
+			ck_assert_uint_lt(np, CK_NSAMP);
+			ck_assert(rec.time >= ref[i].time_lo && rec.time < ref[i].time_hi);
+			parts[np++] = rec.offset;
+		}
+		ck_assert_int_eq(rc, 0);
+		pm_file_close(f);
+	}
+	ck_assert_uint_eq(np, nw);
+	ck_assert_mem_eq(parts, whole, nw * sizeof(whole[0]));
+	unlink(path);
+}
+END_TEST
+
 static Suite *file_suite(void)
 {
 	Suite *s = suite_create("file");
@@ -1350,6 +1487,7 @@ static Suite *file_suite(void)
 	tcase_add_loop_test(tc, test_stream_runs, 0, 2);
 	tcase_add_loop_test(tc, test_tracing_formats, 0, 4);
 	tcase_add_loop_test(tc, test_pipe_tail, 0, 2);
+	tcase_add_test(tc, test_chunk_index_parallel);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -190,6 +190,7 @@ def _file_meta(path, fields, event, symbols, attribution):
             if bad:
                 raise ValueError("%s: unknown fields %s (available: %s)" % (path, bad, names))
         df = rec.to_pandas(fields=user, event=event, attribution=attribution, _arr=arr)
+        size = _data_bytes(rec, path)
     if symbols:
         if fields is not None:
             df = df[[c for c in df.columns if c in fields]]
@@ -197,7 +198,17 @@ def _file_meta(path, fields, event, symbols, attribution):
         for c in _SYM_COLUMNS:
             if fields is None or c in fields or symbols is True:
                 df[c] = np.zeros(0, dtype=np.uint64) if c == "symoff" else pd.Categorical([])
-    return df.drop(columns=[c for c in ("time",) if c in df.columns])
+    return df.drop(columns=[c for c in ("time",) if c in df.columns]), size
+
+
+def _data_bytes(rec, path):
+    """Bytes of the data section from the header (None: a pipe stream, one
+    chunk)."""
+    feats = rec.features
+    if feats.get("pipe_mode"):
+        return None
+    # an unclean exit leaves data_size 0: the data runs to the end of the file
+    return int(feats.get("data_size") or 0) or os.path.getsize(path)
 
 
 def _c_schema(rec, ev):
@@ -253,7 +264,8 @@ def _union_meta(metas, paths, symbols):
 
 
 def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
-                 chunk_bytes=DEFAULT_CHUNK_BYTES, attribution=True, symfs=None, kallsyms=None):
+                 chunk_bytes=DEFAULT_CHUNK_BYTES, attribution=True, symfs=None, kallsyms=None,
+                 divisions="auto"):
     """The samples of many recordings as one ``dask.dataframe.DataFrame``.
 
     ``paths_or_glob``: a path, a glob pattern, or a list of them (files
@@ -268,33 +280,62 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
     categories over all files; ``comm``, ``dso`` and ``sym`` have categories
     per partition (unknown to Dask: ``.cat.as_known()`` to set them).
 
-    Divisions are known (on time) when every file's samples carry times and
-    the files' time ranges do not overlap (one file, or the hourly files of
-    one machine); the partitions are then in time order.  Otherwise they are
-    unknown and the partitions are in the order of the paths, each file's
-    chunks in time order.  Times of different machines are on different
-    clocks: never join on them.
+    ``divisions``: where the chunk index of each file is made.
+
+    - ``False``: in the tasks.  Building the frame reads only each file's
+      header, here; each file's index is one task (a pass over its record
+      headers) that the file's partitions depend on, so the scans run on the
+      workers, in parallel, and a file's partitions can start as soon as its
+      own scan is done.  Each file gets ``data_size // chunk_bytes + 1``
+      partitions (an upper bound of its chunk count: the partitions past
+      the last chunk are empty).  Divisions are unknown; the partitions are
+      in the order of the paths, each file's chunks in time order.
+    - ``True``: here, before the frame is built (one thread per CPU), so
+      that divisions can be known (on time): when every file's samples carry
+      times and the files' time ranges do not overlap (one file, or the
+      hourly files of one machine); the partitions are then in time order.
+    - ``"auto"`` (default): ``True`` for one file, ``False`` for more.
+
+    Times of different machines are on different clocks: never join on them.
 
     ``symbols=True`` symbolizes each chunk with the recording's whole
     history (the library replays the file's MMAP/COMM/FORK/EXIT records and
     looks each row up with the maps of its time), as ``to_pandas`` does.
-
-    Building the frame scans each recording once, here (the chunk index:
-    a pass over its record headers, one thread per CPU); the samples are
-    decoded when the frame is computed, in the tasks.
     """
+    import dask
     import dask.dataframe as dd
     paths = _expand(paths_or_glob)
     fields = profileme.PerfData._fields(fields)
-    metas = [_file_meta(p, fields, event, symbols, attribution) for p in paths]
+    if divisions == "auto":
+        divisions = len(paths) == 1
+    elif not isinstance(divisions, bool):
+        raise ValueError("divisions must be True, False or 'auto', not %r" % (divisions,))
+    metas, sizes = [], []
+    for p in paths:
+        m, size = _file_meta(p, fields, event, symbols, attribution)
+        metas.append(m)
+        sizes.append(size)
+    meta = _union_meta(metas, paths, symbols)
+    fn = _Partition(fields, event, symbols, attribution, symfs, kallsyms, meta)
+    if not divisions:
+        cb = int(chunk_bytes or DEFAULT_CHUNK_BYTES)
+        parts = []
+        for i, p in enumerate(paths):
+            idx = dask.delayed(_index, pure=True)(p, cb, dask_key_name="profileme-index-%s" %
+                                                  dask.base.tokenize(p, cb, i))
+            n = 1 if sizes[i] is None else sizes[i] // cb + 1
+            for j in range(n):
+                parts.append(dask.delayed(fn.lazy, pure=True)(
+                    p, idx, j, j == n - 1, i,
+                    dask_key_name="profileme-read-%s" % dask.base.tokenize(p, cb, i, j, fn.token)))
+        return dd.from_delayed(parts, meta=meta, divisions=None, verify_meta=False)
     # the index scans release the GIL: one per CPU at a time
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=max(1, min(len(paths), os.cpu_count() or 1))) as ex:
         indexes = list(ex.map(lambda p: chunks(p, chunk_bytes), paths))
-    meta = _union_meta(metas, paths, symbols)
     # known divisions: every chunk windowed with known times, files disjoint
     order = list(range(len(paths)))
-    divisions = None
+    divs = None
     if all(rng is not None and all(c["flags"] & CHUNK_TIME_WINDOW and
                                    c["flags"] & CHUNK_TIME_KNOWN for c in lst)
            for lst, rng in indexes):
@@ -302,22 +343,26 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
         ok = all(indexes[order[i]][1][1] < indexes[order[i + 1]][1][0]
                  for i in range(len(order) - 1))
         if ok:
-            divisions = []
+            divs = []
             for i in order:
-                divisions += [c["time_min"] for c in indexes[i][0]]
-            divisions.append(indexes[order[-1]][1][1])
-            if any(a >= b for a, b in zip(divisions[:-2], divisions[1:-1])) or \
-                    divisions[-2] > divisions[-1]:
-                divisions = None
-        if divisions is None:
+                divs += [c["time_min"] for c in indexes[i][0]]
+            divs.append(indexes[order[-1]][1][1])
+            if any(a >= b for a, b in zip(divs[:-2], divs[1:-1])) or divs[-2] > divs[-1]:
+                divs = None
+        if divs is None:
             order = list(range(len(paths)))
     args = []
     for i in order:
         for c in indexes[i][0]:
             args.append((paths[i], c["key"], i))
-    fn = _Partition(fields, event, symbols, attribution, symfs, kallsyms, meta)
-    return dd.from_map(fn, args, meta=meta, divisions=divisions, label="profileme-read",
+    return dd.from_map(fn, args, meta=meta, divisions=divs, label="profileme-read",
                        enforce_metadata=False)
+
+
+def _index(path, chunk_bytes):
+    """The task of a file's chunk index (read_samples(divisions=False)): the
+    chunks' keys."""
+    return [c["key"] for c in chunks(path, chunk_bytes)[0]]
 
 
 class _Partition:
@@ -326,12 +371,25 @@ class _Partition:
     def __init__(self, fields, event, symbols, attribution, symfs, kallsyms, meta):
         self.a = (fields, event, symbols, attribution, symfs, kallsyms)
         self.meta = meta
+        import dask.base
+        self.token = dask.base.tokenize(repr(self.a), list(meta.columns),
+                                        [str(t) for t in meta.dtypes])
 
     def __call__(self, arg):
         path, key, source = arg
         fields, event, symbols, attribution, symfs, kallsyms = self.a
         return _read_chunk(path, key, fields, event, symbols, attribution, symfs, kallsyms,
                            source, self.meta)
+
+    def lazy(self, path, keys, j, last, source):
+        """Partition j of a file of read_samples(divisions=False): its chunk j
+        (the last partition: every chunk from j on), or nothing."""
+        import pandas as pd
+        take = keys[j:] if last else keys[j:j + 1]
+        if not take:
+            return self.meta.iloc[:0].copy()
+        frames = [self((path, k, source)) for k in take]
+        return frames[0] if len(frames) == 1 else pd.concat(frames)
 
 
 # ---------------------------------------------------------------- reductions
@@ -534,22 +592,49 @@ def profileme_summary(ddf, by=("comm", "dso", "sym")):
     return t.drop(columns=tc)
 
 
+def _counts(t, prefix, names, col):
+    """The flag columns prefix+name of t as one column of dicts name -> count
+    (the report's JSON objects: non-zero counts only), the flags dropped."""
+    cols = [prefix + n for n in names]
+    t[col] = [{n: int(c) for n, c in zip(names, row) if c}
+              for row in t[cols].itertuples(index=False, name=None)] if cols else \
+        [{} for _ in range(len(t))]
+    return t.drop(columns=cols)
+
+
+def _code_names(ddf, col):
+    dt = ddf[col].dtype
+    return [str(x) for x in dt.categories] if _known(dt) else []
+
+
 def ibs_summary(ddf, by=("comm", "dso", "sym")):
-    """The ``ibs_op`` columns of ``profileme report`` per group and event,
-    over a read_samples(event="ibs_op...", symbols=True) frame: ibs_op
-    (decoded samples), exact, inexact, ip_differs, ops (exact with
-    IBS_OP_DATA), branches, branch_taken, branch_mispredicted (+ _pct),
-    loads, stores, dc_miss (+ dc_miss_pct over loads and stores),
-    dtlb_l1_miss, dtlb_l2_miss, and tag_to_ret / comp_to_ret / dc_miss_lat
+    """The IBS columns of ``profileme report`` per group and event, over a
+    read_samples(event=..., symbols=True) frame of one IBS event.
+
+    ``ibs_op``: ibs_op (decoded samples), exact, inexact, ip_differs, ops
+    (exact with IBS_OP_DATA), branches, branch_taken, branch_mispredicted
+    (+ _pct), loads, stores, dc_miss (+ dc_miss_pct over loads and stores),
+    dtlb_l1_miss, dtlb_l2_miss, tag_to_ret / comp_to_ret / dc_miss_lat
     mean/min/q1/median/q3/max (nearest rank; dc_miss_lat of loads that
-    missed).  Aggregates are over the exact samples, as the report."""
+    missed), and ``data_src``: a dict data source name -> loads (the
+    report's JSON "data_src").
+
+    ``ibs_fetch``: ibs_fetch, exact, inexact, ip_differs, fetch_lat
+    mean/min/q1/median/q3/max, fetch_completed, ic_miss, itlb_l1_miss,
+    itlb_l2_miss, l2_miss, l3_miss, oc_miss (each + _pct over the samples
+    whose fetch has the bit), and ``page_size``: a dict page size -> count.
+
+    Aggregates are over the exact samples, as the report's."""
+    if "fetch_lat" in ddf.columns and "op_data_valid" not in ddf.columns:
+        return _ibs_fetch_summary(ddf, by)
     need = ["raw_ok", "exact", "ip_differs", "op_data_valid", "tag_to_ret_ctr",
             "comp_to_ret_ctr", "op_brn_ret", "op_brn_taken", "op_brn_misp", "op_data3_valid",
-            "ld_op", "st_op", "dc_miss", "dc_l1tlb_miss", "dc_l2tlb_miss", "dc_miss_lat"]
+            "ld_op", "st_op", "dc_miss", "dc_l1tlb_miss", "dc_l2tlb_miss", "dc_miss_lat",
+            "data_src"]
     missing = [k for k in need if k not in ddf.columns]
     if missing:
-        raise ValueError("ibs_summary() needs the ibs_op columns %s (read_samples(event=the "
-                         "ibs_op event))" % missing)
+        raise ValueError("ibs_summary() needs the ibs_op or ibs_fetch columns %s "
+                         "(read_samples(event=the IBS event))" % missing)
 
     def ex(df):
         return df["exact"].fillna(False).astype(bool)
@@ -590,8 +675,54 @@ def ibs_summary(ddf, by=("comm", "dso", "sym")):
         "dc_miss_lat": lambda df: (df["dc_miss_lat"].to_numpy(dtype=np.int64, na_value=0),
                                    d3(df) & f(df, "ld_op") & f(df, "dc_miss")),
     }
+    # data sources of the exact loads with IBS_OP_DATA3 whose source is known
+    srcs = _code_names(ddf, "data_src")
+    for name in srcs:
+        flags["src:" + name] = (lambda n: lambda df: d3(df) & f(df, "ld_op") &
+                                (df["data_src"] == n).fillna(False))(name)
     pcts = {"branch_taken_pct": ("branch_taken", "branches"),
             "branch_mispredicted_pct": ("branch_mispredicted", "branches"),
             "dc_miss_pct": ("dc_miss", "_mem")}
     t = _summary(ddf, by, flags, hists, pcts, "ibs_op")
-    return t.drop(columns=["_mem"])
+    return _counts(t.drop(columns=["_mem"]), "src:", srcs, "data_src")
+
+
+_FETCH_TALLIES = (("ic_miss", "ic_miss"), ("itlb_l1_miss", "l1tlb_miss"),
+                  ("itlb_l2_miss", "l2tlb_miss"), ("l2_miss", "fetch_l2_miss"),
+                  ("l3_miss", "fetch_l3_miss"), ("oc_miss", "fetch_oc_miss"))
+
+
+def _ibs_fetch_summary(ddf, by):
+    need = ["raw_ok", "exact", "ip_differs", "fetch_lat", "fetch_comp", "l1tlb_pgsz"] + \
+        [c for _, c in _FETCH_TALLIES]
+    missing = [k for k in need if k not in ddf.columns]
+    if missing:
+        raise ValueError("ibs_summary() needs the ibs_fetch columns %s (read_samples(event="
+                         "the ibs_fetch event))" % missing)
+
+    def ex(df):
+        return df["exact"].fillna(False).astype(bool)
+
+    flags = {
+        "ibs_fetch": lambda df: df["raw_ok"].astype(bool),
+        "exact": ex,
+        "inexact": lambda df: df["raw_ok"].astype(bool) & ~ex(df),
+        "ip_differs": lambda df: df["ip_differs"].fillna(False).astype(bool),
+        "fetch_completed": lambda df: ex(df) & df["fetch_comp"].fillna(False).astype(bool),
+    }
+    pcts = {}
+    for name, col in _FETCH_TALLIES:
+        # of the exact samples whose fetch has the bit (the report's tally)
+        flags["_n_" + name] = (lambda c: lambda df: ex(df) & df[c].notna())(col)
+        flags[name] = (lambda c: lambda df: ex(df) & df[c].fillna(False).astype(bool))(col)
+        pcts[name + "_pct"] = (name, "_n_" + name)
+    sizes = _code_names(ddf, "l1tlb_pgsz")
+    for n in sizes:
+        flags["pgsz:" + n] = (lambda n: lambda df: ex(df) & (df["l1tlb_pgsz"] == n)
+                              .fillna(False))(n)
+    # the fetch latency of every exact sample (0 where the fetch has none)
+    hists = {"fetch_lat": lambda df: (df["fetch_lat"].to_numpy(dtype=np.int64, na_value=0),
+                                      ex(df))}
+    t = _summary(ddf, by, flags, hists, pcts, "ibs_fetch")
+    t = t.drop(columns=["_n_" + n for n, _ in _FETCH_TALLIES])
+    return _counts(t, "pgsz:", sizes, "page_size")
