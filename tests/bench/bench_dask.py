@@ -19,10 +19,11 @@ busiest worker: on a machine shared with other work, the CPU speed-up (one
 worker's CPU time over the busiest of two) is what two idle cores would
 give, the wall-time speed-up what this machine gave.  The Dask legs count every
 partition's rows (`ddf.map_partitions(len)`: every column decoded and
-converted to pandas); the time of read_samples() itself (the chunk index
-scans, on the client) is given apart and included in the total; the
-workers import profileme before the clock starts (as long-lived workers
-have).
+converted to pandas), with `divisions=False` (each file's chunk index is
+a task on a worker); the time of read_samples() itself (headers only, on
+the client) is given apart and included in the total; the workers import
+profileme before the clock starts (as long-lived workers have).  Each
+line ends with the load average before and after the leg.
 """
 import argparse
 import os
@@ -81,7 +82,8 @@ def dask_leg(paths, workers, reps, chunk_bytes):
                 client.run(lambda: __import__("profileme.dask"))
                 cpu0 = client.run(_cpu)
                 t0 = time.monotonic()
-                ddf = pmd.read_samples(paths, chunk_bytes=chunk_bytes)
+                # the chunk indexes are tasks on the workers (no scan on the client)
+                ddf = pmd.read_samples(paths, chunk_bytes=chunk_bytes, divisions=False)
                 t1 = time.monotonic()
                 n = int(ddf.map_partitions(len).compute().sum())
                 t2 = time.monotonic()
@@ -133,24 +135,27 @@ def main():
         mb = sum(os.path.getsize(p) for p in paths) / 1048576.0
         base = None
         for t in (1, 2):
+            l0 = os.getloadavg()[0]
             r = c_leg(bench, t, paths, a.reps)
             w = float(r["wall_s"])
             base = base or w
-            print("%-6s %-14s %8.3f %9.1f %12.0f %8.2f %12.1f   (CPU %.3f s)" % (
+            print("%-6s %-14s %8.3f %9.1f %12.0f %8.2f %12.1f   (CPU %.3f s; load %.1f-%.1f)" % (
                 name, "C -j%d" % t, w, mb / w, int(r["samples"]) / w, base / w,
-                int(r["peak_rss_kb"]) / 1024.0, float(r["cpu_s"])))
+                int(r["peak_rss_kb"]) / 1024.0, float(r["cpu_s"]), l0, os.getloadavg()[0]))
             sys.stdout.flush()
         base = cbase = None
         for wk in (1, 2):
+            l0 = os.getloadavg()[0]
             r = dask_leg(paths, wk, a.reps, a.chunk_mb << 20)
             w = r["wall_s"]
             base = base or w
             cbase = cbase or r["cpu_max"]
-            print("%-6s %-14s %8.3f %9.1f %12.0f %8.2f %12.1f   (%d partitions, scan %.3f s; "
-                  "worker CPU max %.3f s sum %.3f s: CPU speed-up %.2f)" % (
+            print("%-6s %-14s %8.3f %9.1f %12.0f %8.2f %12.1f   (%d partitions, build %.3f s; "
+                  "worker CPU max %.3f s sum %.3f s: CPU speed-up %.2f; load %.1f-%.1f)" % (
                       name, "dask %d worker%s" % (wk, "s" if wk > 1 else ""), w, mb / w,
                       r["samples"] / w, base / w, r["peak_rss_kb"] / 1024.0, r["parts"],
-                      r["scan_s"], r["cpu_max"], r["cpu_sum"], cbase / r["cpu_max"]))
+                      r["scan_s"], r["cpu_max"], r["cpu_sum"], cbase / r["cpu_max"], l0,
+                      os.getloadavg()[0]))
             sys.stdout.flush()
 
 
