@@ -20,8 +20,8 @@
  *
  * | header | what | why it is not settled |
  * |---|---|---|
- * | profileme/writer.h | `pm_writer_*`: the perf.data writer | the live sample source and the features it writes are still being redesigned (issue 15, item 1) |
- * | profileme/export.h | `pm_columns_*`: the bulk column reader | one bulk read API with one convention for absent fields is still to come (issue 15, item 3) |
+ * | profileme/writer.h | `pm_writer_*`: the perf.data writer | its options and the features it writes may still change |
+ * | profileme/export.h | `pm_columns_*`: the bulk column reader, of files and of live event lists | new in 0.1: the live reader's order (ring by ring, not merged by time) and its tee may still change |
  * | profileme/export.h | `pm_json_*`: samples, records and report rows as JSON | the object layout follows `script --json`, which may still gain keys (tracepoint objects, symbols) |
  *
  * The declarations stay in their module's header, where users look for

@@ -178,8 +178,9 @@ PM_EXPERIMENTAL PM_API int pm_columns_new_from_file(pm_columns **out, pm_file *f
  * The raw decoder is chosen from this machine (its architecture, its PMUs
  * in sysfs) and the attrs.  @c threads in @p opts is ignored (a live reader
  * decodes in the calling thread).  The reader does not own @p el, which
- * must stay open while it is used; do not read the rings otherwise (a drain)
- * while it is used.
+ * must stay open while it is used (a read after pm_evlist_close() is
+ * -EINVAL) and is not touched by pm_columns_free(); do not read the rings
+ * otherwise (a drain) while it is used.
  * @param[out] out the reader; free with pm_columns_free()
  * @param el       an opened list (pm_evlist_open())
  * @param opts     options, or NULL for defaults

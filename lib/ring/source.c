@@ -161,11 +161,11 @@ static void evsrc_fini(void *impl)
 {
 	struct pm__evsrc *s = impl;
 
+	/* The list is not touched (it may be gone): the record handed out
+	 * last is past the ring's read position already, and the next
+	 * consume of that ring (a drain, another reader) gives it back. */
 	if (!s)
 		return;
-	if (s->pending >= 0 && pm__evlist_is_open(s->el) &&
-	    pm_evlist_nr_rings(s->el) == s->nr_rings)
-		pm_ring_consume(pm_evlist_ring(s->el, (size_t)s->pending));
 	free(s->dead);
 	free(s->attrs);
 	free(s);
