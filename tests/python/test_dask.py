@@ -73,6 +73,10 @@ def test_chunks_equal_whole_file(recs, kind):
         pytest.skip("perf cannot record with -z here")
     path = recs[kind]
     lst, rng, parts = _chunk_samples(path, _small(path))
+    # the scan in several pieces gives the same index (the threads reach C)
+    assert pmd.chunks(path, _small(path), threads=3) == (lst, rng)
+    with pytest.raises(profileme.Error):
+        pmd.chunks(path, _small(path), threads=-1)
     with profileme.open(path) as rec:
         whole = rec.samples()
     got = np.concatenate(parts)

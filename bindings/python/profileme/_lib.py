@@ -400,11 +400,12 @@ _CHUNK_FIELDS = ("start", "end", "read_start", "time_lo", "time_hi", "time_min",
                  "flags", "index", "data_offset", "data_end")
 
 
-def chunk_index(f, chunk_bytes):
+def chunk_index(f, chunk_bytes, threads=1):
     """([chunk tuple of _CHUNK_FIELDS, ...], (first, last) sample time or
     None): the chunk index of f (pm_chunk_index_new_from_file(), the GIL
-    released while it scans)."""
-    with _C.pm_chunk_index_new_from_file(f, _C.pm_chunk_index_opts(chunk_bytes=chunk_bytes)) as idx:
+    released while it scans, in `threads` pieces at once)."""
+    opts = _C.pm_chunk_index_opts(chunk_bytes=chunk_bytes, threads=threads)
+    with _C.pm_chunk_index_new_from_file(f, opts) as idx:
         out = []
         for i in range(_C.pm_chunk_index_count(idx)):
             c = _C.pm_chunk_index_get(idx, i)

@@ -36,17 +36,21 @@ __all__ = ["read_samples", "chunks", "hotspots", "profileme_summary", "ibs_summa
            "DEFAULT_CHUNK_BYTES"]
 
 
-def chunks(path, chunk_bytes=DEFAULT_CHUNK_BYTES):
+def chunks(path, chunk_bytes=DEFAULT_CHUNK_BYTES, threads=None):
     """The chunk index of one recording: (list of dicts, (first, last) sample
     time or None).  Each dict has start, end (the bytes the chunk stands for),
     read_start, time_lo, time_hi (its samples: time_lo <= time < time_hi when
     flags has CHUNK_TIME_WINDOW), time_min/time_max (bounds, CHUNK_TIME_KNOWN),
-    flags, index, and a ``key`` to hand to the reader."""
+    flags, index, and a ``key`` to hand to the reader.  The scan runs in
+    ``threads`` pieces at once (default: one per CPU; the index is the same
+    for any number)."""
     path = os.fspath(path)
+    if threads is None:
+        threads = os.cpu_count() or 1
     f = _lib.file_open(path, 0)
     try:
         with profileme._named(path):
-            lst, rng = _lib.chunk_index(f, int(chunk_bytes or 0))
+            lst, rng = _lib.chunk_index(f, int(chunk_bytes or 0), int(threads))
     finally:
         _lib.file_close(f)
     out = []
@@ -331,8 +335,10 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
         return dd.from_delayed(parts, meta=meta, divisions=None, verify_meta=False)
     # the index scans release the GIL: one per CPU at a time
     from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=max(1, min(len(paths), os.cpu_count() or 1))) as ex:
-        indexes = list(ex.map(lambda p: chunks(p, chunk_bytes), paths))
+    ncpu = os.cpu_count() or 1
+    each = max(1, ncpu // max(1, len(paths)))    # one file: its scan in one piece per CPU
+    with ThreadPoolExecutor(max_workers=max(1, min(len(paths), ncpu))) as ex:
+        indexes = list(ex.map(lambda p: chunks(p, chunk_bytes, each), paths))
     # known divisions: every chunk windowed with known times, files disjoint
     order = list(range(len(paths)))
     divs = None
@@ -361,7 +367,8 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
 
 def _index(path, chunk_bytes):
     """The task of a file's chunk index (read_samples(divisions=False)): the
-    chunks' keys."""
+    chunks' keys.  The scan takes every CPU of the worker's machine: the
+    file's partitions wait for it."""
     return [c["key"] for c in chunks(path, chunk_bytes)[0]]
 
 
