@@ -584,10 +584,19 @@ static int pmpy_sym_query(struct pmpy_symq *q, PyObject *pids, PyObject *tids, P
 	}
 	Py_BEGIN_ALLOW_THREADS
 	for (size_t r = 0; r < n; r++)
-		for (int i = 0; i < Q_N; i++)
-			if (q->own[i])
-				memcpy(q->own[i] + r * item[i], (const char *)q->v[i].buf + (Py_ssize_t)r * q->stride[i],
-				       item[i]);
+		for (int i = 0; i < Q_N; i++) {
+			const char *src = (const char *)q->v[i].buf + (Py_ssize_t)r * q->stride[i];
+
+			if (!q->own[i])
+				continue;
+			/* fixed sizes: inlined loads and stores, no memcpy call per field */
+			if (item[i] == 8)
+				memcpy(q->own[i] + r * 8, src, 8);
+			else if (item[i] == 4)
+				memcpy(q->own[i] + r * 4, src, 4);
+			else
+				q->own[i][r] = *src;
+		}
 	Py_END_ALLOW_THREADS
 	q->n = n;
 	return 0;

@@ -186,6 +186,10 @@ static int comm_set(struct comm_map *m, uint32_t tid, uint32_t comm)
 struct rows_ctx {
 	const struct pm_sym_rows *rows;
 	struct comm_map comms;
+	/* the last row's thread and its name's index (rows of one thread come
+	 * in runs); forgotten at every COMM and FORK */
+	bool memo;
+	uint32_t memo_tid, memo_k;
 };
 
 /* COMM names a thread; FORK gives a new thread its parent's name when it
@@ -195,6 +199,7 @@ static int rows_record(pm_sym *s, const struct pm_record *r, void *user)
 	struct rows_ctx *c = user;
 	int64_t k;
 
+	c->memo = false;
 	if (r->header.type == PM_RECORD_COMM) {
 		k = strtab_add(&s->rows_tab[PM_SYM_TABLE_COMM], r->comm.comm,
 			       strnlen(r->comm.comm, r->comm.comm_len));
@@ -211,8 +216,13 @@ static int rows_query(pm_sym *s, size_t i, void *user)
 {
 	struct rows_ctx *c = user;
 	uint32_t tid = c->rows->tid[i];
-	int64_t k = comm_get(&c->comms, tid);
+	int64_t k;
 
+	if (c->memo && c->memo_tid == tid) {
+		c->rows->comm[i] = c->memo_k;
+		return 0;
+	}
+	k = comm_get(&c->comms, tid);
 	if (k < 0) {
 		char b[16];
 		int len = snprintf(b, sizeof(b), ":%" PRIu32, tid);
@@ -222,6 +232,9 @@ static int rows_query(pm_sym *s, size_t i, void *user)
 			return (int)k;
 	}
 	c->rows->comm[i] = (uint32_t)k;
+	c->memo = true;
+	c->memo_tid = tid;
+	c->memo_k = (uint32_t)k;
 	return 0;
 }
 
@@ -262,8 +275,10 @@ int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *r
 	pm__sym_rows_free(s);
 	ts = &s->rows_tab[PM_SYM_TABLE_SYM];
 	td = &s->rows_tab[PM_SYM_TABLE_DSO];
-	idx = pm__reallocarray(NULL, n ? n : 1, sizeof(*idx));
-	if (!idx)
+	/* the distinct result of each row; in the row's sym column when there is
+	 * one (read back before it is overwritten with the name's index) */
+	idx = rows->sym ? NULL : pm__reallocarray(NULL, n ? n : 1, sizeof(*idx));
+	if (!rows->sym && !idx)
 		return -ENOMEM;
 	q.n = n;
 	q.pid = rows->pid;
@@ -272,7 +287,7 @@ int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *r
 	q.when = rows->when;
 	q.flags = rows->flags & PM_SYM_WHEN_TIME;
 	q.palcode = true;
-	q.out_idx = idx;
+	q.out_idx = rows->sym ? rows->sym : idx;
 	q.next = next;
 	q.it = it;
 	if (rows->comm) {
@@ -321,7 +336,7 @@ int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *r
 		rdso[k] = (uint32_t)b;
 	}
 	for (size_t i = 0; i < n && !pal; i++)
-		pal = idx[i] == UINT32_MAX;
+		pal = q.out_idx[i] == UINT32_MAX;
 	if (pal) {
 		int64_t a = strtab_add(ts, "[PALcode]", 9), b = strtab_add(td, "[PALcode]", 9);
 
@@ -344,7 +359,7 @@ int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *r
 		pal_dso = remap[PM_SYM_TABLE_DSO][pal_dso];
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint32_t k = idx[i];
+		uint32_t k = q.out_idx[i];
 
 		if (k == UINT32_MAX) {
 			if (rows->sym)

@@ -9,6 +9,8 @@ array_bytes".
   bench_python.py samples FILE     profileme.open(FILE).samples(), every column
   bench_python.py symbols FILE     profileme.open(FILE).to_pandas(symbols=True)
                                    (comm, dso, sym, symoff; no peak memory: 0)
+The samples and symbols legs also print the process's CPU time (all
+threads) last.
 """
 import os
 import struct
@@ -86,7 +88,7 @@ def profileme_leg(path):
 def frame_leg(leg, path):
     import pandas  # noqa: F401  (imports are not timed)
     import profileme
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with profileme.open(path) as r:
         if leg == "samples":
             res = r.samples()
@@ -95,8 +97,10 @@ def frame_leg(leg, path):
             res = r.to_pandas(symbols=True)
             check = (int(res["time"].sum()), int(res["sym"].cat.codes.sum()),
                      int(res["symoff"].sum()))
-    dt = time.perf_counter() - t0
-    print(leg, "%.4f" % dt, len(res), 0, 0, "%x:%x:%x" % tuple(c & (2**64 - 1) for c in check))
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+    # the CPU time of every thread (kallsyms is read on one of its own) after the checksum
+    print(leg, "%.4f" % dt, len(res), 0, 0, "%x:%x:%x" % tuple(c & (2**64 - 1) for c in check),
+          "%.4f" % cpu)
 
 
 def main():

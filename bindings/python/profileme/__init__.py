@@ -643,16 +643,12 @@ class PerfData:
                     mask = bad | ~arr[name + "_valid"]
             if name == "event":
                 cats = [e["name"] for e in self.events]
-                codes = col.astype(np.int64)
-                codes[(codes < 0) | (codes >= len(cats))] = -1
-                data[name] = pd.Categorical.from_codes(codes, categories=_unique_names(cats))
+                data[name] = pd.Categorical.from_codes(_category_codes(col, len(cats)),
+                                                       categories=_unique_names(cats))
             elif name in self.codes:
                 cats = self.codes[name]
-                codes = col.astype(np.int64)
-                codes[codes >= len(cats)] = -1
-                if mask is not None:
-                    codes[mask] = -1
-                data[name] = pd.Categorical.from_codes(codes, categories=_unique_codes(cats))
+                data[name] = pd.Categorical.from_codes(_category_codes(col, len(cats), mask),
+                                                       categories=_unique_codes(cats))
             elif col.dtype == np.bool_:
                 data[name] = col if mask is None else pd.arrays.BooleanArray(col.copy(), mask.copy())
             elif name in ("callchain_nr", "callchain_markers"):
@@ -1245,9 +1241,7 @@ def _codes_categorical(codes, names):
     codes in the integer type pandas keeps for that many categories (no
     conversion inside pandas)."""
     import pandas as pd
-    n = len(names)
-    dt = np.int8 if n < 127 else np.int16 if n < 32767 else np.int32 if n < 2**31 - 1 else np.int64
-    return pd.Categorical.from_codes(np.frombuffer(codes, dtype=np.uint32).astype(dt),
+    return pd.Categorical.from_codes(np.frombuffer(codes, dtype=np.uint32).astype(_code_dtype(len(names))),
                                      categories=names)
 
 
@@ -1255,7 +1249,8 @@ def _symbol_frame_columns(out):
     """sym, dso, symoff, comm of the binding's symbol_rows() as frame columns."""
     sym, dso, off, comm, syms, dsos, comms = out
     return {"sym": _codes_categorical(sym, syms), "dso": _codes_categorical(dso, dsos),
-            "symoff": np.frombuffer(off, dtype=np.uint64).copy(),
+            # read-only: a frame copies it in (df[c] = ...), the cache stays as it is
+            "symoff": np.frombuffer(off, dtype=np.uint64),
             "comm": _codes_categorical(comm, comms)}
 
 
@@ -1278,13 +1273,44 @@ def _basename_categorical(cat):
     return pd.Categorical.from_codes(codes, categories=list(new))
 
 
+def _code_dtype(ncats):
+    """The integer type pandas keeps the codes of ncats categories in (a
+    categorical made from codes of another type is converted first)."""
+    return (np.int8 if ncats < 127 else np.int16 if ncats < 32767 else
+            np.int32 if ncats < 2**31 - 1 else np.int64)
+
+
+def _category_codes(col, ncats, mask=None):
+    """Codes of a categorical of ncats categories from the integer column
+    col: its values, -1 where out of range or masked, in pandas' code type."""
+    col = np.asarray(col)
+    bad = col >= ncats
+    if col.dtype.kind == "i":
+        bad |= col < 0
+    if mask is not None:
+        bad |= mask
+    codes = col.astype(_code_dtype(ncats))
+    codes[bad] = -1
+    return codes
+
+
+# cpumode value -> code: 0-7 as they are, 255 (PALcode) the ninth category
+_CPUMODE_CODES = np.full(256, -1, dtype=np.int8)
+_CPUMODE_CODES[:8] = np.arange(8)
+_CPUMODE_CODES[255] = 8
+
+
 def _cpumode_categorical(col):
     """cpumode codes (header.misc & 7; PALcode 255) as a categorical of their names."""
     import pandas as pd
-    codes = np.asarray(col).astype(np.int64)
     cats = list(CPUMODES) + ["cpumode 6", "cpumode 7", "PALcode"]
-    codes = np.where(codes == 255, len(cats) - 1, codes)
-    codes[(codes < 0) | (codes >= len(cats))] = -1
+    col = np.asarray(col)
+    if col.dtype == np.uint8:
+        codes = _CPUMODE_CODES[col]          # one lookup per row, in pandas' code type
+    else:
+        codes = col.astype(np.int64)
+        codes = np.where(codes == 255, len(cats) - 1, codes)
+        codes[(codes < 0) | (codes >= len(cats))] = -1
     return pd.Categorical.from_codes(codes, categories=cats)
 
 
