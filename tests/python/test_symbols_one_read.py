@@ -11,6 +11,7 @@ fields chosen, without attribution."""
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -121,3 +122,31 @@ def test_read_once(perf_files, monkeypatch):
         df = r.to_pandas(symbols=True)
         assert len(opened) == 1
         assert len(df) and (df["sym"].astype(str) != "[unknown]").any()
+
+
+def test_damaged_same_error(perf_files, tmp_path):
+    """A truncated recording: the one-read path ends in the error the
+    general path's second read meets (the kept records end where the read
+    did), with partial=False and partial=True alike."""
+    with open(perf_files["file"], "rb") as f:
+        data = f.read()
+    cut = str(tmp_path / "cut.data")
+    with open(cut, "wb") as out:
+        out.write(data[:len(data) * 2 // 3 + 5])
+
+    def outcome(fn):
+        try:
+            fn()
+        except profileme.Error as e:
+            return type(e), e.errno, str(e)
+        return None
+
+    for partial in (False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")      # partial=True: the DamageWarning
+            with profileme.open(cut) as r:
+                one = outcome(lambda: r.to_pandas(symbols=True, partial=partial))
+            with profileme.open(cut) as r:
+                two = outcome(lambda: r._symbol_columns(r.samples(partial=partial), None, None, True))
+        assert one is not None and one == two, (one, two)
+
