@@ -3,8 +3,10 @@
 files (recorded by perf, by `profileme record`, and generated ProfileMe files
 in both byte orders), and equals the generator's chosen values."""
 import io
+import json
 import os
 import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -277,33 +279,50 @@ def test_samples_repeatable_and_after_records():
         assert np.array_equal(a["ip"], b["ip"])
 
 
-def test_gil_released_in_bulk_decoding(gen_files, tmp_path):
-    """Another Python thread runs while samples() decodes a large file."""
+GIL_FEEDER = r"""
+import os, sys, threading
+import profileme
+data = open(sys.argv[1], "rb").read()
+r, w = os.pipe()
+
+def feed():                      # needs the GIL after every 4 KiB it writes
+    v = memoryview(data)
+    for i in range(0, len(v), 4096):
+        os.write(w, v[i:i + 4096])
+    os.close(w)
+
+t = threading.Thread(target=feed)
+t.start()
+with profileme.open(os.fdopen(r, "rb")) as rec:
+    n = len(rec.samples())       # reads the pipe from C while feed() fills it
+t.join()
+print(n)
+"""
+
+
+def test_gil_released_in_bulk_decoding(tmp_path):
+    """samples() lets other Python threads run while C reads and decodes.
+    No timing: the recording comes through a pipe that a Python thread of the
+    same process fills 4 KiB at a time, far more than the pipe holds.  With the
+    GIL held while C waits for data, that thread can never write the rest and
+    the read never ends (a deadlock, seen as the timeout); with it released,
+    every sample arrives."""
     big = str(tmp_path / "big.data")
     subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"),
                     os.path.join(os.path.dirname(SYNTH), "..", "..", "tests", "gen", "gen_profileme.py"),
-                    big, "--samples", "200000"], check=True)
-    ticks = []
-    done = threading.Event()
-
-    def spin():
-        while not done.is_set():
-            ticks.append(1)
-            done.wait(0.0005)
-
-    with profileme.open(big) as r:
-        r.samples(fields=["time"])   # warm the page cache
-        t = threading.Thread(target=spin)
-        t.start()
-        import time
-        t0 = time.perf_counter()
-        n = len(r.samples())
-        dt = time.perf_counter() - t0
-        done.set()
-        t.join()
-    assert n >= 200000
-    # with the GIL held the spinner would get ~1 tick per switch interval (5 ms)
-    assert len(ticks) > max(3, dt / 0.005 * 1.5), (len(ticks), dt)
+                    big, "--samples", "20000", "--pipe", "--expected", big + ".json"], check=True)
+    with open(big + ".json") as f:
+        want = len(json.load(f)["samples"])
+    assert os.path.getsize(big) > 16 * 65536          # many times a pipe's capacity
+    prog = tmp_path / "feeder.py"
+    prog.write_text(GIL_FEEDER)
+    try:
+        p = subprocess.run([sys.executable, str(prog), big], capture_output=True, text=True,
+                           timeout=300)
+    except subprocess.TimeoutExpired:
+        pytest.fail("samples() held the GIL while it waited for data (deadlock)")
+    assert p.returncode == 0, p.stderr
+    assert int(p.stdout) == want                      # the generator's samples (its sidecar)
 
 
 def test_threads_decode_in_parallel(gen_files):
