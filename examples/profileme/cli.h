@@ -37,6 +37,15 @@ int cli_flush(void);
 /* Remember errno as the reason a write to stdout failed. */
 void cli_out_note(void);
 
+/* The options every reading command shares (-i/--input, --symfs,
+ * --kallsyms), each as "OPT VALUE" or "--OPT=VALUE", parsed in one place so
+ * that every command takes the same spellings.  argv[*i] is the option; on 1
+ * its value is stored in *input, *symfs or *kallsyms and *i is at the last
+ * argument consumed.  Returns 1 (taken), 0 (not one of these; nothing
+ * changed) or -1 (the value is missing: said on stderr for @p cmd). */
+int cli_input_opt(const char *cmd, int argc, char **argv, int *i, const char **input,
+		  const char **symfs, const char **kallsyms);
+
 /* The program name for messages. */
 extern const char *cli_prog;
 /* Print "profileme <cmd>: message" on stderr. */

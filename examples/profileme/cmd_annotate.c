@@ -192,17 +192,14 @@ int cmd_annotate(int argc, char **argv)
 			       "  objdump for the recording's architecture is installed\n");
 			return 0;
 		}
-		if (v && (!strcmp(a, "-i") || !strcmp(a, "--input"))) {
-			o.input = v;
-			i++;
-		} else if (v && (!strcmp(a, "--dso") || !strcmp(a, "-d"))) {
+		int in = cli_input_opt("annotate", argc, argv, &i, &o.input, &o.symfs, &o.kallsyms);
+
+		if (in < 0)
+			return 2;
+		if (in)
+			continue;
+		if (v && (!strcmp(a, "--dso") || !strcmp(a, "-d"))) {
 			an.dso = v;
-			i++;
-		} else if (v && !strcmp(a, "--symfs")) {
-			o.symfs = v;
-			i++;
-		} else if (v && !strcmp(a, "--kallsyms")) {
-			o.kallsyms = v;
 			i++;
 		} else if (v && (!strcmp(a, "--event") || !strcmp(a, "-e"))) {
 			an.event = v;

@@ -46,15 +46,20 @@ int cmd_convert(int argc, char **argv)
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		int in = cli_input_opt("convert", argc, argv, &i, &ro.input, &ro.symfs, &ro.kallsyms);
+
+		if (in < 0) {
+			conv_usage(stderr);
+			return 2;
+		} else if (in) {
+			continue;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			conv_usage(stdout);
 			return 0;
 		} else if (!strcmp(a, "--to") && v) {
 			to = v, i++;
 		} else if (!strncmp(a, "--to=", 5)) {
 			to = a + 5;
-		} else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v) {
-			ro.input = v, i++;
 		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v) {
 			out = v, i++;
 		} else if (!strcmp(a, "--event") && v) {
@@ -66,10 +71,6 @@ int cmd_convert(int argc, char **argv)
 				return 2;
 			}
 			eo.event = (int)n, i++;
-		} else if (!strcmp(a, "--symfs") && v) {
-			ro.symfs = v, i++;
-		} else if (!strcmp(a, "--kallsyms") && v) {
-			ro.kallsyms = v, i++;
 		} else if (!strcmp(a, "--no-symbols")) {
 			eo.flags |= PM_EXPORT_NO_SYMBOLS;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {

@@ -629,6 +629,7 @@ int cmd_report(int argc, char **argv)
 	rpt_parse_sort(&r, "comm,dso,sym");
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int in;
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(a, "--")) {
@@ -658,15 +659,10 @@ int cmd_report(int argc, char **argv)
 			if (!v || rpt_parse_sort(&r, v))
 				return 2;
 			i++;
-		} else if (v && (!strcmp(a, "-i") || !strcmp(a, "--input"))) {
-			o.input = v;
-			i++;
-		} else if (v && !strcmp(a, "--symfs")) {
-			o.symfs = v;
-			i++;
-		} else if (v && !strcmp(a, "--kallsyms")) {
-			o.kallsyms = v;
-			i++;
+		} else if ((in = cli_input_opt("report", argc, argv, &i, &o.input, &o.symfs,
+						&o.kallsyms))) {
+			if (in < 0)
+				return 2;
 		} else if (v && !strcmp(a, "-o")) {
 			out = v;
 			i++;

@@ -1104,16 +1104,15 @@ int cmd_script(int argc, char **argv)
 		   F_PERIOD;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int in;
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "-i") || !strcmp(a, "--input")) {
-			if (++i >= argc)
+		} else if ((in = cli_input_opt("script", argc, argv, &i, &input, &s.symfs,
+						&s.kallsyms))) {
+			if (in < 0)
 				goto bad_usage;
-			input = argv[i];
-		} else if (!strncmp(a, "--input=", 8)) {
-			input = a + 8;
 		} else if (!strcmp(a, "-F") || !strcmp(a, "--fields")) {
 			if (++i >= argc || parse_fields(&s, argv[i]))
 				goto bad_usage;
@@ -1138,14 +1137,6 @@ int cmd_script(int argc, char **argv)
 			folded = true;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = true;
-		} else if (!strcmp(a, "--symfs") || !strcmp(a, "--kallsyms")) {
-			if (++i >= argc)
-				goto bad_usage;
-			*(a[2] == 's' ? &s.symfs : &s.kallsyms) = argv[i];
-		} else if (!strncmp(a, "--symfs=", 8)) {
-			s.symfs = a + 8;
-		} else if (!strncmp(a, "--kallsyms=", 11)) {
-			s.kallsyms = a + 11;
 		} else {
 			cli_error("script", "unknown option '%s'", a);
 			goto bad_usage;

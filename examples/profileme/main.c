@@ -113,6 +113,39 @@ int main(int argc, char **argv)
 	return 2;
 }
 
+int cli_input_opt(const char *cmd, int argc, char **argv, int *i, const char **input,
+		  const char **symfs, const char **kallsyms)
+{
+	const struct {
+		const char *s, *l; /* short and long spelling */
+		const char **dst;
+	} opts[] = {
+		{ "-i", "--input", input },
+		{ NULL, "--symfs", symfs },
+		{ NULL, "--kallsyms", kallsyms },
+	};
+	const char *a = argv[*i];
+
+	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
+		const char **dst = opts[k].dst;
+		size_t n = strlen(opts[k].l);
+
+		if (!strncmp(a, opts[k].l, n) && a[n] == '=') {
+			*dst = a + n + 1;
+			return 1;
+		}
+		if (strcmp(a, opts[k].l) && (!opts[k].s || strcmp(a, opts[k].s)))
+			continue;
+		if (*i + 1 >= argc) {
+			cli_error(cmd, "%s wants a value", a);
+			return -1;
+		}
+		*dst = argv[++*i];
+		return 1;
+	}
+	return 0;
+}
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -622,6 +622,7 @@ int rpt_callgraph(int argc, char **argv)
 	g.tree_limit = 0.5;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int in;
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			cg_usage(stdout);
@@ -664,12 +665,10 @@ int rpt_callgraph(int argc, char **argv)
 			g.json = true;
 		} else if (!strcmp(a, "-q")) {
 			o.quiet = true;
-		} else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v) {
-			o.input = v, i++;
-		} else if (!strcmp(a, "--symfs") && v) {
-			o.symfs = v, i++;
-		} else if (!strcmp(a, "--kallsyms") && v) {
-			o.kallsyms = v, i++;
+		} else if ((in = cli_input_opt("report", argc, argv, &i, &o.input, &o.symfs,
+						&o.kallsyms))) {
+			if (in < 0)
+				return 2;
 		} else {
 			cli_error("report", "-g: unknown option or missing value: %s", a);
 			cg_usage(stderr);
