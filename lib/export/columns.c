@@ -461,26 +461,45 @@ struct pm_col_op {
 	size_t src; /* COL_* */
 };
 
+/* One store of the direct path: row r's value goes to p + r * stride; v is
+ * the record offset of a load, the constant of a constant, the mask of misc
+ * of a 1-byte op (cpumode 7, else 0). */
+struct pm_col_dop {
+	uint8_t *p;
+	size_t stride;
+	uint64_t v;
+};
+
+/* The kinds of pm_col_dop, in the order of pm_col_plan.d. */
+enum { DOP_LD64, DOP_K64, DOP_LD32, DOP_K32, DOP_MISC32, DOP_U8, DOP_KINDS };
+
 /*
- * Per attr and wanted column, how the direct path gets the value: a load at
- * byte offset off of the record (0: the constant k instead).  Valid for
- * attrs whose layout the sample core handles with nothing past the fixed
- * prefix (no READ, CALLCHAIN, RAW): then a record of exactly prefix_end
- * bytes holds every field, with no further check to make (another size
- * takes the general path, where pm_sample_parse() refuses it).
+ * Per attr, how the direct path fills a row: the wanted columns sorted by
+ * kind (n[k] of kind k, one after another in d), so that a row is a few
+ * straight loops with no per-column test.  Valid for attrs whose layout the
+ * sample core handles with nothing past the fixed prefix (no READ,
+ * CALLCHAIN, RAW): then a record of exactly prefix_end bytes holds every
+ * field, with no further check to make (another size takes the general
+ * path, where pm_sample_parse() refuses it).
  */
 struct pm_col_plan {
 	bool ok;
 	uint32_t size;
-	uint16_t off[COL_BASE_COUNT];
-	uint64_t k[COL_BASE_COUNT];
+	uint8_t n[DOP_KINDS];
+	struct pm_col_dop d[COL_BASE_COUNT];
 };
 
-static void pm_columns_plan(const pm_columns *c, size_t attr, const struct pm_col_op *op, size_t nop,
-			    struct pm_col_plan *pl)
+/* op: the wanted columns, n64 of 8 bytes, then n32 of 4, nmisc misc, then
+ * 1-byte ones (pm_columns_fill_base()). */
+static void pm_columns_plan(const pm_columns *c, size_t attr, const struct pm_col_op *op, size_t n64,
+			    size_t n32, size_t nmisc, size_t nop, struct pm_col_plan *pl)
 {
 	const struct pm_attr *a = c->src.attr(c->src.impl, attr);
 	struct pm__plan_direct d;
+	uint16_t off[COL_BASE_COUNT] = { 0 };
+	uint64_t k[COL_BASE_COUNT] = { 0 };
+	uint8_t kind[COL_BASE_COUNT];
+	size_t nd = 0;
 
 	memset(pl, 0, sizeof(*pl));
 	pm__plan_direct(c->src.plan(c->src.impl, attr), &d);
@@ -490,22 +509,77 @@ static void pm_columns_plan(const pm_columns *c, size_t attr, const struct pm_co
 	pl->size = d.size;
 	for (size_t j = 0; j < nop; j++) {
 		switch (op[j].src) {
-		case COL_TIME: pl->off[j] = d.off_time; break;
-		case COL_PID: pl->off[j] = d.off_tid; break;
-		case COL_TID: pl->off[j] = d.off_tid ? (uint16_t)(d.off_tid + 4) : 0; break;
-		case COL_CPU: pl->off[j] = d.off_cpu; break;
-		case COL_IP: pl->off[j] = d.off_ip; break;
+		case COL_TIME: off[j] = d.off_time; break;
+		case COL_PID: off[j] = d.off_tid; break;
+		case COL_TID: off[j] = d.off_tid ? (uint16_t)(d.off_tid + 4) : 0; break;
+		case COL_CPU: off[j] = d.off_cpu; break;
+		case COL_IP: off[j] = d.off_ip; break;
 		case COL_PERIOD:
-			pl->off[j] = d.off_period;
+			off[j] = d.off_period;
 			if (!d.off_period && !(a->flags & PM_ATTR_FREQ))
-				pl->k[j] = a->sample_period;
+				k[j] = a->sample_period;
 			break;
-		case COL_ADDR: pl->off[j] = d.off_addr; break;
-		case COL_ID: pl->off[j] = d.off_id; break;
-		case COL_EVENT: pl->k[j] = (uint64_t)attr; break;
-		default: break; /* cpumode from the header; callchain_nr, callchain_markers, raw_ok 0 */
+		case COL_ADDR: off[j] = d.off_addr; break;
+		case COL_ID: off[j] = d.off_id; break;
+		case COL_EVENT: k[j] = (uint64_t)attr; break;
+		case COL_CPUMODE: k[j] = 7; break; /* the mask of misc */
+		/* misc from the header (its own kind); raw_size, raw_offset,
+		 * callchain_nr, callchain_markers, raw_ok 0 (a direct layout
+		 * has no RAW nor CALLCHAIN) */
+		default: break;
 		}
+		if (j < n64)
+			kind[j] = off[j] ? DOP_LD64 : DOP_K64;
+		else if (j < n64 + n32)
+			kind[j] = off[j] ? DOP_LD32 : DOP_K32;
+		else if (j < n64 + n32 + nmisc)
+			kind[j] = DOP_MISC32;
+		else
+			kind[j] = DOP_U8;
 	}
+	for (int kd = 0; kd < DOP_KINDS; kd++)
+		for (size_t j = 0; j < nop; j++)
+			if (kind[j] == kd) {
+				pl->d[nd++] = (struct pm_col_dop){ op[j].p, op[j].stride, off[j] ? off[j] : k[j] };
+				pl->n[kd]++;
+			}
+}
+
+/* One row (number row) of a direct layout (pm_col_plan.ok, the record's size
+ * the plan's).  be is a constant at each call. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void pm_columns_direct_row(const struct pm_col_plan *pl, const uint8_t *b,
+					 uint16_t misc, size_t row, bool be)
+{
+	const struct pm_col_dop *d = pl->d;
+	size_t j = 0, e = 0;
+
+	for (e += pl->n[DOP_LD64]; j < e; j++) {
+		uint64_t x = pm__ld64(b + d[j].v, be);
+
+		memcpy(d[j].p + row * d[j].stride, &x, 8);
+	}
+	for (e += pl->n[DOP_K64]; j < e; j++)
+		memcpy(d[j].p + row * d[j].stride, &d[j].v, 8);
+	for (e += pl->n[DOP_LD32]; j < e; j++) {
+		uint32_t x = pm__ld32(b + d[j].v, be);
+
+		memcpy(d[j].p + row * d[j].stride, &x, 4);
+	}
+	for (e += pl->n[DOP_K32]; j < e; j++) {
+		uint32_t x = (uint32_t)d[j].v;
+
+		memcpy(d[j].p + row * d[j].stride, &x, 4);
+	}
+	for (e += pl->n[DOP_MISC32]; j < e; j++) {
+		uint32_t x = misc;
+
+		memcpy(d[j].p + row * d[j].stride, &x, 4);
+	}
+	for (e += pl->n[DOP_U8]; j < e; j++)
+		d[j].p[row * d[j].stride] = (uint8_t)(misc & d[j].v);
 }
 
 /*
@@ -522,30 +596,36 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 	struct pm_col_op op[COL_BASE_COUNT];
 	struct pm_col_plan *plans = NULL;
 	size_t nplans = 0;
-	size_t n64 = 0, n32 = 0, n8 = 0, nop;
+	size_t n64 = 0, n32 = 0, nmisc = 0, n8 = 0, nop;
 	size_t rows = 0;
 	bool be = src->be;
 	int rc = 0;
 
-	/* [0, n64): 8 bytes; then 4 bytes; then 1 byte */
-	for (int pass = 0; pass < 3; pass++) {
+	/* [0, n64): 8 bytes; then 4 bytes; then misc (4 bytes, from the
+	 * header); then 1 byte: each row is a few straight loops, with no
+	 * per-column test of where the value comes from */
+	for (int pass = 0; pass < 4; pass++) {
 		for (size_t j = 0; j < nact; j++) {
 			size_t i = act[j];
 			size_t w = pm_col_width(c->cols[i].type);
+			bool misc = c->cols[i].base == COL_MISC;
 
-			if ((pass == 0 && w != 8) || (pass == 1 && w != 4) || (pass == 2 && w != 1))
+			if ((pass == 0 && w != 8) || (pass == 1 && (w != 4 || misc)) ||
+			    (pass == 2 && !misc) || (pass == 3 && w != 1))
 				continue;
-			op[n64 + n32 + n8] = (struct pm_col_op){ base[i], stride[i],
-								 (size_t)c->cols[i].base };
+			op[n64 + n32 + nmisc + n8] = (struct pm_col_op){ base[i], stride[i],
+									 (size_t)c->cols[i].base };
 			if (w == 8)
 				n64++;
+			else if (misc)
+				nmisc++;
 			else if (w == 4)
 				n32++;
 			else
 				n8++;
 		}
 	}
-	nop = n64 + n32 + n8;
+	nop = n64 + n32 + nmisc + n8;
 	while (rows < cap) {
 		struct pm__srec r;
 		struct pm__score s;
@@ -567,30 +647,17 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 			if (np) {
 				plans = np;
 				for (; nplans < nr; nplans++)
-					pm_columns_plan(c, nplans, op, nop, &plans[nplans]);
+					pm_columns_plan(c, nplans, op, n64, n32, nmisc, nop,
+							&plans[nplans]);
 			}
 		}
 		if (r.attr_idx >= 0 && (size_t)r.attr_idx < nplans && plans[r.attr_idx].ok &&
 		    r.size == plans[r.attr_idx].size) {
-			const struct pm_col_plan *pl = &plans[r.attr_idx];
-			const uint8_t *b = r.data;
-
-			for (j = 0; j < n64; j++) {
-				uint64_t x = pl->off[j] ? pm__ld64(b + pl->off[j], be) : pl->k[j];
-
-				memcpy(op[j].p, &x, 8);
-				op[j].p += op[j].stride;
-			}
-			for (; j < n64 + n32; j++) {
-				uint32_t x = pl->off[j] ? pm__ld32(b + pl->off[j], be) : (uint32_t)pl->k[j];
-
-				memcpy(op[j].p, &x, 4);
-				op[j].p += op[j].stride;
-			}
-			for (; j < nop; j++) {
-				*op[j].p = op[j].src == COL_CPUMODE ? (uint8_t)(r.misc & 7) : 0;
-				op[j].p += op[j].stride;
-			}
+			/* the byte order resolved once per call, not per field */
+			if (be)
+				pm_columns_direct_row(&plans[r.attr_idx], r.data, r.misc, rows, true);
+			else
+				pm_columns_direct_row(&plans[r.attr_idx], r.data, r.misc, rows, false);
 			rows++;
 			continue;
 		}
@@ -606,21 +673,16 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 			uint64_t v[COL_BASE_COUNT];
 
 			pm_columns_base_vals(c, &r, &s, present, v);
-			for (j = 0; j < n64; j++) {
-				memcpy(op[j].p, &v[op[j].src], 8);
-				op[j].p += op[j].stride;
-			}
-			for (; j < n64 + n32; j++) {
+			for (j = 0; j < n64; j++)
+				memcpy(op[j].p + rows * op[j].stride, &v[op[j].src], 8);
+			for (; j < n64 + n32 + nmisc; j++) {
 				/* COL_EVENT (I32) keeps its low 32 bits, as a U32 does */
 				uint32_t x = (uint32_t)v[op[j].src];
 
-				memcpy(op[j].p, &x, 4);
-				op[j].p += op[j].stride;
+				memcpy(op[j].p + rows * op[j].stride, &x, 4);
 			}
-			for (; j < nop; j++) {
-				*op[j].p = (uint8_t)v[op[j].src];
-				op[j].p += op[j].stride;
-			}
+			for (; j < nop; j++)
+				op[j].p[rows * op[j].stride] = (uint8_t)v[op[j].src];
 		}
 		rows++;
 	}
@@ -651,9 +713,9 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 			act[nact++] = i;
 			int b = c->cols[i].base;
 
-			/* decoded fields, raw_ok with a decoder and the record
-			 * columns take the general path */
-			if (b < 0 || b >= COL_DEFAULT_COUNT || (b == COL_RAW_OK && c->dec))
+			/* decoded fields and raw_ok with a decoder take the
+			 * general path */
+			if (b < 0 || (b == COL_RAW_OK && c->dec))
 				need_raw = true;
 		}
 	if (!need_raw)

@@ -989,7 +989,7 @@ START_TEST(test_long_sample)
 		ck_assert_int_eq(pm_file_open(&pf, path, NULL), 0);
 		ck_assert_int_eq(pm_columns_new_from_file(&c, pf, &o), 0);
 		bufs[pm_columns_index(c, "ip")] = ip;
-		if (record_columns) { /* misc: the general path */
+		if (record_columns) { /* misc: a record column (the header's misc) */
 			static uint32_t misc[4];
 
 			bufs[pm_columns_index(c, "misc")] = misc;
