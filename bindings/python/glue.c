@@ -615,11 +615,12 @@ fail:
  * offset).  A cpumode of 255 is a PALcode physical address: "[PALcode]"
  * (its offset is 0 here; the caller gives the address).  @p symfs prefixes
  * every mapped file name, @p kallsyms replaces /proc/kallsyms (NULL:
- * defaults). */
+ * defaults); @p path is the recording's path (NULL: not opened by path),
+ * for the sidecar of a synthetic recording (pm_sym_opts.path). */
 PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, PyObject *times,
-			 const char *symfs, const char *kallsyms)
+			 const char *symfs, const char *kallsyms, const char *path)
 {
-	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms };
+	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms, .path = path };
 	struct pmpy_symq q;
 	pm_sym *sym = NULL;
 	PyObject *res = NULL, *table = NULL, *idx = NULL;
@@ -765,12 +766,12 @@ out:
 	return res;
 }
 
-/* pmpy_sym_rows_do() with a symbolizer of @p f made here (symfs, kallsyms:
- * pm_sym_opts) and a replay of @p f. */
+/* pmpy_sym_rows_do() with a symbolizer of @p f made here (symfs, kallsyms,
+ * path: pm_sym_opts) and a replay of @p f. */
 PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes,
-			   PyObject *times, const char *symfs, const char *kallsyms, int basename)
+			   PyObject *times, const char *symfs, const char *kallsyms, const char *path, int basename)
 {
-	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms };
+	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms, .path = path };
 	pm_sym *sym = NULL;
 	PyObject *res;
 	int rc;

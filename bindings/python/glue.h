@@ -21,9 +21,9 @@ PyObject *pmpy_file_callchains(pm_file *f, int event);
 PyObject *pmpy_file_callchain_frames(pm_file *f, int event);
 PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, PyObject *times,
 			 const char *symfs,
-			 const char *kallsyms);
+			 const char *kallsyms, const char *path);
 PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes,
-			   PyObject *times, const char *symfs, const char *kallsyms, int basename);
+			   PyObject *times, const char *symfs, const char *kallsyms, const char *path, int basename);
 PyObject *pmpy_columns_symbol_rows(pm_columns *c, pm_sym *sym, PyObject *pids, PyObject *tids, PyObject *ips,
 				   PyObject *modes, PyObject *times, int basename);
 PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips, PyObject *ok);

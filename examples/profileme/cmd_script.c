@@ -1181,8 +1181,11 @@ int cmd_script(int argc, char **argv)
 
 		struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = s.symfs, .kallsyms = s.kallsyms };
 
-		/* the library decides whether this machine's kallsyms fits the recording */
+		/* the library decides whether this machine's kallsyms fits the recording,
+		 * and where a synthetic recording's symbols are (its sidecar) */
+		so.path = input;
 		if (pm_sym_new_from_file(&sy, s.f, &so) == 0) {
+			(void)cli_sym_sidecar("script", sy, quiet);
 			s.sym = sy;
 			cli_symmemo_init(&s.memo); /* without memory: no memo, the same answers */
 		}

@@ -54,8 +54,6 @@ struct rep_ctx {
 	bool synthetic;
 	char arch[128];
 	char tid_buf[32];
-	char auto_symfs[4096];      /* <dir of the input>/symfs of a synthetic recording */
-	char auto_kallsyms[4096];   /* its kallsyms */
 };
 
 static const char *rep_intern(struct rep_ctx *c, const char *s, size_t n)
@@ -169,40 +167,6 @@ const char *rep_basename(const char *dso)
 		return dso ? dso : "[unknown]";
 	b = strrchr(dso, '/');
 	return b && b[1] ? b + 1 : dso;
-}
-
-/* A synthetic recording carries its program and kernel symbols next to it:
- * <directory of the file>/symfs holds the mapped files under their recorded
- * paths and a `kallsyms` (see docs/report.md).  Used unless --symfs /
- * --kallsyms say otherwise; only for recordings that say they are synthetic,
- * so that a real recording never picks up made-up symbols. */
-static void rep_find_synthetic_symfs(struct rep_ctx *c, const struct rep_opts *o)
-{
-	const char *slash = strrchr(o->input, '/');
-	int dlen = slash ? (int)(slash - o->input) : 1;
-	const char *dir = slash ? o->input : ".";
-	struct stat st;
-	int n;
-
-	if (slash == o->input)
-		dlen = 0; /* "/file": the root directory */
-	n = snprintf(c->auto_symfs, sizeof(c->auto_symfs), "%.*s/symfs", dlen, dir);
-	if (n < 0 || (size_t)n >= sizeof(c->auto_symfs) || stat(c->auto_symfs, &st) ||
-	    !S_ISDIR(st.st_mode)) {
-		c->auto_symfs[0] = 0;
-		return;
-	}
-	if (!o->symfs)
-		c->o.symfs = c->auto_symfs;
-	n = snprintf(c->auto_kallsyms, sizeof(c->auto_kallsyms), "%s/kallsyms", c->auto_symfs);
-	if (!o->kallsyms && n > 0 && (size_t)n < sizeof(c->auto_kallsyms) &&
-	    !stat(c->auto_kallsyms, &st) && S_ISREG(st.st_mode))
-		c->o.kallsyms = c->auto_kallsyms;
-	if (!o->quiet && (c->o.symfs != o->symfs || c->o.kallsyms != o->kallsyms))
-		fprintf(stderr, "profileme %s: synthetic recording: symbols from %s%s%s\n", o->cmd,
-			c->o.symfs != o->symfs ? c->o.symfs : "",
-			c->o.symfs != o->symfs && c->o.kallsyms != o->kallsyms ? " and " : "",
-			c->o.kallsyms != o->kallsyms ? c->o.kallsyms : "");
 }
 
 /* The IBS fields the report reads, by name (the decoders' tables). */
@@ -410,18 +374,23 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 	c->synthetic = rep_contains(pm_file_feature_string(c->f, PM_FEAT_HOSTNAME), "synthetic") ||
 		       rep_contains(pm_file_feature_string(c->f, PM_FEAT_CPUDESC), "synthetic") ||
 		       rep_contains(pm_file_cmdline(c->f, 0), "synthetic");
-	if (c->synthetic && (!o->symfs || !o->kallsyms))
-		rep_find_synthetic_symfs(c, o);
 	o = &c->o;
 
 	so.sysroot = o->symfs;
 	so.kallsyms = o->kallsyms;
+	so.path = o->input; /* a synthetic recording's sidecar (the library decides) */
 	/* The library decides whether this machine's kallsyms fits the recording. */
 	rc = pm_sym_new_from_file(&c->sym, c->f, &so);
 	if (rc && rc != -PM_ERR_UNSUPPORTED) {
 		cli_error(o->cmd, "symbols: %s", pm_errmsg());
 		rep_close(c);
 		return 1;
+	}
+	if (c->sym) {
+		const char *side = cli_sym_sidecar(o->cmd, c->sym, o->quiet);
+
+		if (side && !c->o.symfs)
+			c->o.symfs = side; /* annotate reads the files there too */
 	}
 	if (c->sym && !o->quiet) {
 		switch (pm_sym_kernel_status(c->sym)) {
@@ -437,7 +406,7 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 			break;
 		case PM_SYM_KERNEL_OK:
 			fprintf(stderr, "profileme %s: kernel symbols from %s\n", o->cmd,
-				o->kallsyms ? o->kallsyms : "/proc/kallsyms");
+				pm_sym_kallsyms_path(c->sym));
 			break;
 		case PM_SYM_KERNEL_RESTRICTED:
 			fprintf(stderr, "profileme %s: kernel addresses hidden (kernel.kptr_restrict); "
@@ -445,7 +414,7 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 			break;
 		case PM_SYM_KERNEL_UNREADABLE:
 			fprintf(stderr, "profileme %s: kernel symbols unreadable (%s); kernel samples "
-					"show as [unknown]\n", o->cmd, o->kallsyms ? o->kallsyms : "/proc/kallsyms");
+					"show as [unknown]\n", o->cmd, pm_sym_kallsyms_path(c->sym));
 			break;
 		default:
 			break;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /* pm_sym_lookup() answers remembered until the symbolizer changes (symmemo.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,4 +97,20 @@ int cli_sym_lookup(struct cli_symmemo *m, pm_sym *s, int32_t pid, uint64_t addr,
 	}
 	*res = e->r;
 	return e->rc;
+}
+
+const char *cli_sym_sidecar(const char *cmd, const pm_sym *s, bool quiet)
+{
+	int n = pm_sym_diag_count(s);
+
+	for (int i = 0; i < n; i++) {
+		struct pm_sym_diag d = { .sz = sizeof(d) };
+
+		if (pm_sym_diag_get(s, (size_t)i, &d) || d.code != PM_SYM_DIAG_SIDECAR)
+			continue;
+		if (!quiet)
+			fprintf(stderr, "profileme %s: %s\n", cmd, d.message);
+		return d.file;
+	}
+	return NULL;
 }

@@ -25,6 +25,12 @@ struct cli_symmemo {
 	bool off;
 };
 
+/* The sidecar of a synthetic recording (pm_sym_opts.path): prints the
+ * library's one-line notice "profileme CMD: synthetic recording: symbols
+ * from ..." to stderr unless @p quiet, and returns the symfs directory it
+ * used (borrowed from @p s), or NULL when none. */
+const char *cli_sym_sidecar(const char *cmd, const pm_sym *s, bool quiet);
+
 /* 0, or -1 without memory (the memo is then off: every lookup is asked). */
 int cli_symmemo_init(struct cli_symmemo *m);
 void cli_symmemo_free(struct cli_symmemo *m);

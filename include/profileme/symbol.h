@@ -60,6 +60,15 @@ struct pm_sym_opts {
 	const char *kallsyms;  /**< Kernel symbol file (NULL: `/proc/kallsyms`). */
 	uint32_t flags;        /**< PM_SYM_OPT_* bits. */
 	uint32_t reserved;     /**< Zero. */
+	/** The recording's path, for pm_sym_new_from_file() only (pm_sym_new() ignores it;
+	 *  NULL or "-": none, e.g. standard input or a pipe).  When the recording says it is synthetic (its
+	 *  HOSTNAME or CPUDESC feature or its first CMDLINE argument contains "synthetic")
+	 *  and @c sysroot or @c kallsyms is NULL, the sidecar next to it is used:
+	 *  `<directory of path>/symfs` as @c sysroot and `<that>/kallsyms` as @c kallsyms,
+	 *  each only if it exists (a ::PM_SYM_DIAG_SIDECAR diagnostic says so).  A real
+	 *  recording never uses it; a non-NULL @c sysroot / @c kallsyms always wins.
+	 *  Since 0.1 (after PM_SYM_OPTS_SZ_V1). */
+	const char *path;
 };
 /** Frozen minimum @c sz of struct pm_sym_opts (0.1: the whole 0.1 struct); accepted by
  *  every later release.  See PM_OFFSETOFEND(). */
@@ -158,9 +167,13 @@ enum pm_sym_diag_code {
 	PM_SYM_DIAG_NO_KALLSYMS = 9,  /**< The kallsyms file cannot be read. */
 	PM_SYM_DIAG_FOREIGN_KERNEL = 10, /**< Information (pm_sym_new_from_file()): the recording is of
 	                                     another kernel; this machine's kallsyms and vDSO are not used. */
-	PM_SYM_DIAG_BAD_LINES = 11 /**< The file's line table (.debug_line) is malformed or cannot be
+	PM_SYM_DIAG_BAD_LINES = 11, /**< The file's line table (.debug_line) is malformed or cannot be
 	                                decompressed: the addresses it would cover have no line
 	                                (pm_sym_lookup_line()); the message names the unit and the rule. */
+	PM_SYM_DIAG_SIDECAR = 12 /**< Information (pm_sym_new_from_file() with pm_sym_opts.path): a
+	                              synthetic recording's symbols come from the symfs and/or kallsyms
+	                              next to it; @c file is the symfs directory, the message is
+	                              "synthetic recording: symbols from ..." (as the CLI prints it). */
 };
 
 /**
@@ -472,7 +485,10 @@ PM_API int pm_sym_add_record(pm_sym *s, const struct pm_record *r);
  * says why.  A recording that names no kernel (no such features) is taken
  * as this machine's.  The same decision governs the vDSO image of this
  * machine (docs/symbol.md).  The recording's build id of `[vdso]`, if any,
- * is remembered to find the vDSO in perf's build-id cache.
+ * is remembered to find the vDSO in perf's build-id cache.  With
+ * pm_sym_opts.path, a synthetic recording's symbols come from the sidecar
+ * next to it (see pm_sym_opts.path), so that every consumer names its
+ * samples the same.
  * @param[out] out  the new symbolizer (NULL on failure)
  * @param f         the recording (only its header is read)
  * @param opts      options, or NULL for the defaults
@@ -480,6 +496,17 @@ PM_API int pm_sym_add_record(pm_sym *s, const struct pm_record *r);
  * @since 0.1
  */
 PM_API int pm_sym_new_from_file(pm_sym **out, struct pm_file *f, const struct pm_sym_opts *opts);
+
+/**
+ * @brief **pm_sym_kallsyms_path()** names the kernel symbol file the
+ *        symbolizer reads: pm_sym_opts.kallsyms, the sidecar's of a synthetic
+ *        recording (pm_sym_opts.path), or "/proc/kallsyms".
+ * @param s  the symbolizer
+ * @return the path (borrowed, valid until pm_sym_free()); NULL for a NULL @p s
+ *         or a library built without libelf.
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API const char *pm_sym_kallsyms_path(const pm_sym *s);
 
 /** @name pm_sym_resolve_file() flags
  *  @{ */

@@ -176,6 +176,13 @@ int64_t pm_sym_rows_count(const pm_sym *s, int table)
 	return unsupported(__func__);
 }
 
+const char *pm_sym_kallsyms_path(const pm_sym *s)
+{
+	(void)s;
+	unsupported(__func__);
+	return NULL;
+}
+
 #else
 /* ISO C forbids an empty translation unit. */
 typedef int pm__symbol_stub_unused;

@@ -5,7 +5,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -162,9 +164,61 @@ static bool foreign_kernel(const pm_file *f, char *why, size_t cap)
 	return false;
 }
 
+static bool has_word(const char *s, const char *w)
+{
+	return s && strstr(s, w);
+}
+
+/* A synthetic recording carries its program and kernel symbols next to it:
+ * <directory of path>/symfs holds the mapped files under their recorded
+ * paths, and its `kallsyms` the kernel's (docs/symbol.md).  Fills what the
+ * caller left NULL; returns the notice to give (0 when nothing was used). */
+static int sidecar(pm_file *f, const char *path, struct pm_sym_opts *o, char *symfs, char *kall,
+		   size_t cap, char *msg, size_t msgcap)
+{
+	const char *slash, *dir;
+	bool use_s = false, use_k = false;
+	struct stat st;
+	int dlen, n;
+
+	if (!path || !strcmp(path, "-") || (o->sysroot && o->kallsyms))
+		return 0;
+	if (!has_word(pm_file_feature_string(f, PM_FEAT_HOSTNAME), "synthetic") &&
+	    !has_word(pm_file_feature_string(f, PM_FEAT_CPUDESC), "synthetic") &&
+	    !has_word(pm_file_cmdline(f, 0), "synthetic"))
+		return 0;
+	slash = strrchr(path, '/');
+	dir = slash ? path : ".";
+	dlen = slash ? (int)(slash - path) : 1;
+	n = snprintf(symfs, cap, "%.*s/symfs", dlen, dir);
+	if (n < 0 || (size_t)n >= cap || stat(symfs, &st) || !S_ISDIR(st.st_mode))
+		return 0;
+	n = snprintf(kall, cap, "%s/kallsyms", symfs);
+	if (!o->sysroot) {
+		o->sysroot = symfs;
+		use_s = true;
+	}
+	if (!o->kallsyms && n > 0 && (size_t)n < cap && !stat(kall, &st) && S_ISREG(st.st_mode)) {
+		o->kallsyms = kall;
+		use_k = true;
+	}
+	if (!use_s && !use_k)
+		return 0;
+	snprintf(msg, msgcap, "synthetic recording: symbols from %s%s%s", use_s ? symfs : "",
+		 use_s && use_k ? " and " : "", use_k ? kall : "");
+	return 1;
+}
+
+const char *pm_sym_kallsyms_path(const pm_sym *s)
+{
+	return s ? s->kallsyms : NULL;
+}
+
 int pm_sym_new_from_file(pm_sym **out, pm_file *f, const struct pm_sym_opts *opts)
 {
 	struct pm_sym_opts o = { .sz = sizeof(o) };
+	char side_s[4096], side_k[4096 + 16], side_msg[8300];
+	bool side;
 	char why[400];
 	uint8_t vid[64];
 	size_t vl;
@@ -182,6 +236,7 @@ int pm_sym_new_from_file(pm_sym **out, pm_file *f, const struct pm_sym_opts *opt
 	if (opts)
 		pm__struct_copy_out(&o, sizeof(o), opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	o.sz = sizeof(o);
+	side = sidecar(f, o.path, &o, side_s, side_k, sizeof(side_s), side_msg, sizeof(side_msg));
 	foreign = foreign_kernel(f, why, sizeof(why));
 	if (foreign && !o.kallsyms)
 		o.flags |= PM_SYM_OPT_NO_KERNEL;
@@ -194,6 +249,8 @@ int pm_sym_new_from_file(pm_sym **out, pm_file *f, const struct pm_sym_opts *opt
 		pm__sym_diag(*out, "[kernel.kallsyms]", PM_SYM_DIAG_FOREIGN_KERNEL, 0,
 			     "%s: this machine's kernel symbols are not used", why);
 	}
+	if (side)
+		pm__sym_diag(*out, side_s, PM_SYM_DIAG_SIDECAR, 0, "%s", side_msg);
 	vl = file_build_id(f, "[vdso]", vid, sizeof(vid));
 	while (vl > 20 && vid[vl - 1] == 0)
 		vl--;

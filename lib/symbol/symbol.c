@@ -20,7 +20,7 @@ static char *dup_or(const char *s, const char *dflt)
 
 int pm_sym_new(pm_sym **out, const struct pm_sym_opts *opts)
 {
-	struct pm_sym_opts o = {sizeof(o), NULL, NULL, NULL, 0, 0};
+	struct pm_sym_opts o = { .sz = sizeof(o) };
 	pm_sym *s;
 	int rc;
 
@@ -142,7 +142,7 @@ void pm__sym_diag(pm_sym *s, const char *file, int code, int err, const char *fm
 		return;
 	}
 	s->ndiags++;
-	pm__log(code == PM_SYM_DIAG_DEBUG_FILE ? PM_LOG_INFO : PM_LOG_WARN, "%s: %s", file, msg);
+	pm__log(code == PM_SYM_DIAG_DEBUG_FILE || code == PM_SYM_DIAG_SIDECAR ? PM_LOG_INFO : PM_LOG_WARN, "%s: %s", file, msg);
 }
 
 /* ---- file cache ---- */

@@ -55,7 +55,7 @@ def workload():
     for tids in (None, np.zeros(2, np.uint32)):
         try:
             _glue.symbol_rows(f, np.zeros(3, np.int32), tids, np.zeros(3, np.uint64),
-                              np.zeros(3, np.uint8), None, None, None, 1)
+                              np.zeros(3, np.uint8), None, None, None, None, 1)
         except ValueError:
             pass
     capi.pm_file_close(f)

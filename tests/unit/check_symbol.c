@@ -1123,6 +1123,88 @@ struct q {
 	size_t n;
 };
 
+/* pm_sym_opts.path: a synthetic recording's symbols come from the symfs and
+ * kallsyms next to it unless given; no path (or "-") uses none. */
+static int sidecar_diag(pm_sym *s, struct pm_sym_diag *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < pm_sym_diag_count(s); i++) {
+		struct pm_sym_diag d = { .sz = sizeof(d) };
+
+		if (pm_sym_diag_get(s, (size_t)i, &d) == 0 && d.code == PM_SYM_DIAG_SIDECAR) {
+			*out = d;
+			n++;
+		}
+	}
+	return n;
+}
+
+START_TEST(test_synthetic_sidecar)
+{
+	struct pm_sym_opts o = { .sz = sizeof(o), .path = SYN_DATA };
+	struct pm_sym_diag d = { .sz = sizeof(d) };
+	struct pm_sym_result r;
+	pm_sym *s = NULL;
+	pm_file *f = NULL;
+
+	ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+	ck_assert_int_eq(sidecar_diag(s, &d), 1);
+	ck_assert_str_eq(d.file, SYN_SYMFS);
+	ck_assert_str_eq(d.message, "synthetic recording: symbols from " SYN_SYMFS " and " SYN_SYMFS
+				    "/kallsyms");
+	ck_assert_int_eq(d.err, 0);
+	ck_assert_str_eq(pm_sym_kallsyms_path(s), SYN_SYMFS "/kallsyms");
+	/* the recorded kernel is foreign, but the sidecar's kallsyms is given for it */
+	ck_assert_int_eq(pm_sym_kernel_status(s), PM_SYM_KERNEL_OK);
+	/* the user maps come from the symfs: main at 0x120000170 (profileme-synthetic.expected.json) */
+	ck_assert_int_eq(pm_sym_add_map(s, 4242, 0x120000000ull, 8192, 0, "/usr/bin/pmdemo"), 0);
+	r = lookup(s, 4242, 0x120000170ull, PM_SYM_LOOKUP_USER);
+	ck_assert_str_eq(r.name, "main");
+	pm_sym_free(s);
+
+	/* an explicit kallsyms wins; the symfs still comes from the sidecar */
+	o.kallsyms = "/nonexistent/kallsyms";
+	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+	ck_assert_int_eq(sidecar_diag(s, &d), 1);
+	ck_assert_str_eq(d.message, "synthetic recording: symbols from " SYN_SYMFS);
+	ck_assert_str_eq(pm_sym_kallsyms_path(s), "/nonexistent/kallsyms");
+	pm_sym_free(s);
+	/* both explicit: nothing from the sidecar */
+	o.sysroot = "/nonexistent";
+	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+	ck_assert_int_eq(sidecar_diag(s, &d), 0);
+	pm_sym_free(s);
+	/* no path, or standard input: nothing */
+	o.sysroot = o.kallsyms = NULL;
+	o.path = NULL;
+	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+	ck_assert_int_eq(sidecar_diag(s, &d), 0);
+	ck_assert_str_eq(pm_sym_kallsyms_path(s), "/proc/kallsyms");
+	ck_assert_int_eq(pm_sym_kernel_status(s), PM_SYM_KERNEL_FOREIGN);
+	pm_sym_free(s);
+	o.path = "-";
+	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+	ck_assert_int_eq(sidecar_diag(s, &d), 0);
+	pm_sym_free(s);
+	/* a 0.1-sized struct (no path member) is accepted and uses none */
+	o.path = SYN_DATA;
+	o.sz = PM_SYM_OPTS_SZ_V1;
+	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+	ck_assert_int_eq(sidecar_diag(s, &d), 0);
+	pm_sym_free(s);
+	/* a directory without symfs: nothing */
+	o.sz = sizeof(o);
+	o.path = "/nonexistent-dir/x.data";
+	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+	ck_assert_int_eq(sidecar_diag(s, &d), 0);
+	pm_sym_free(s);
+	ck_assert_ptr_null(pm_sym_kallsyms_path(NULL));
+	pm_file_close(f);
+}
+END_TEST
+
 START_TEST(test_open_file_and_resolve)
 {
 	struct pm_sym_opts o = { .sz = sizeof(o), .sysroot = SYN_SYMFS };
@@ -1676,6 +1758,7 @@ static Suite *symbol_suite(void)
 	tcase_add_test(tc, test_add_record_policy);
 	tcase_add_test(tc, test_plt_symbols);
 	tcase_add_test(tc, test_open_file_and_resolve);
+	tcase_add_test(tc, test_synthetic_sidecar);
 	tcase_add_test(tc, test_resolve_rows);
 	tcase_add_test(tc, test_columns_resolve_rows);
 	suite_add_tcase(s, tc);

@@ -743,7 +743,7 @@ class PerfData:
         sym = None
         try:
             with _named(self.name):
-                sym = _lib.sym_new_from_file(f, symfs, kallsyms)
+                sym = _lib.sym_new_from_file(f, symfs, kallsyms, self._path)
                 cols = _lib.columns_new(f, ev, None, sym)
             try:
                 arr = self._read_columns(cols, fields, ev, partial)
@@ -774,7 +774,7 @@ class PerfData:
         try:
             with _named(self.name):
                 out = _c.symbol_rows(f, pid, arr["tid"], ip, mode, time, _opt_str(symfs, "symfs"),
-                                     _opt_str(kallsyms, "kallsyms"), 1)
+                                     _opt_str(kallsyms, "kallsyms"), self._path, 1)
         finally:
             if own:
                 _lib.file_close(f)
@@ -1103,7 +1103,8 @@ class PerfData:
         try:
             with _named(self.name):
                 idx, table = _c.symbolize(f, pid, ip, mode, time,
-                                          _opt_str(symfs, "symfs"), _opt_str(kallsyms, "kallsyms"))
+                                          _opt_str(symfs, "symfs"), _opt_str(kallsyms, "kallsyms"),
+                                          self._path)
         finally:
             if own:
                 _lib.file_close(f)

@@ -157,12 +157,14 @@ def columns_new(f, event, decoder, sym=None):
     return _C.pm_columns_new_from_file(f, o)
 
 
-def sym_new_from_file(f, symfs, kallsyms):
+def sym_new_from_file(f, symfs, kallsyms, path=None):
     o = _C.pm_sym_opts()
     if symfs is not None:
         o.sysroot = symfs
     if kallsyms is not None:
         o.kallsyms = kallsyms
+    if path is not None:
+        o.path = path
     return _C.pm_sym_new_from_file(f, o)
 
 
