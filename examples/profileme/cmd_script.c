@@ -1156,7 +1156,7 @@ int cmd_script(int argc, char **argv)
 	if (folded) {
 		struct pm_export_opts eo = { .sz = sizeof(eo), .event = -1, .symfs = s.symfs,
 					     .kallsyms = s.kallsyms, .progress = cli_progress_cb,
-					     .progress_user = &prog };
+					     .progress_user = &prog, .path = input };
 
 		rc = pm_export_folded(s.f, &eo, 1);
 		cli_progress_done(&prog);

@@ -599,6 +599,11 @@ struct pm_export_opts {
 	                               opened from @c symfs / @c kallsyms; NULL: the exporter opens its own. */
 	pm_export_progress_fn progress; /**< Progress callback, or NULL. */
 	void *progress_user;      /**< Passed to @c progress. */
+	/** The recording's path (NULL: none): a synthetic recording's symbols come from the
+	 *  symfs and kallsyms next to it unless @c symfs / @c kallsyms are given
+	 *  (pm_sym_opts.path; unused with @c sym or PM_EXPORT_NO_SYMBOLS).  Since 0.1 (after
+	 *  PM_EXPORT_OPTS_SZ_V1). */
+	const char *path;
 };
 /** Frozen minimum @c sz of struct pm_export_opts (0.1: every member up to @c progress_user);
  *  accepted by every later release.  See PM_OFFSETOFEND(). */

@@ -626,6 +626,7 @@ int pmx_walk_init(struct pmx_walk *w, pm_file *f, const struct pm_export_opts *o
 
 		so.sysroot = w->o.symfs;
 		so.kallsyms = w->o.kallsyms;
+		so.path = w->o.path; /* a synthetic recording's sidecar */
 		if (w->o.flags & PM_EXPORT_NO_KERNEL)
 			so.flags |= PM_SYM_OPT_NO_KERNEL;
 		/* the library decides whether this machine's kallsyms fits the recording */

@@ -3,7 +3,8 @@
 no --symfs / --kallsyms, `profileme script -F sym`, `profileme report` and
 Python `to_pandas(symbols=True)` all take the symbols from
 <directory of the recording>/symfs and its kallsyms, and name every sample
-of the synthetic ProfileMe and IBS recordings the same.  The expectations
+of the synthetic ProfileMe and IBS recordings the same (and so do the
+folded export of `script --folded` and Python `folded()`).  The expectations
 come from each generator's sidecar (.expected.json): the function of
 `meta.functions` that holds the sample ip (script, unattributed Python) and
 the generator's charged function (report, attributed Python).
@@ -108,6 +109,16 @@ def sidecar_case(data, side, label):
     pyc = collections.Counter(str(x) for x in df["sym"])
     diff = (pyc - rc) + (rc - pyc)
     check(not diff, "%s: to_pandas(symbols=True) and report differ: %s" % (label, list(diff.items())[:4]))
+    # the folded export (pm_export_opts.path): leaves charged as report does
+    p = subprocess.run([PM, "script", "--folded", "-i", data], capture_output=True, text=True)
+    check(p.returncode == 0, "%s: script --folded exit %d %s" % (label, p.returncode, p.stderr[-300:]))
+    for who, text in (("script --folded", p.stdout), ("python folded()", profileme.open(data).folded())):
+        fc = collections.Counter()
+        for line in text.splitlines():
+            stack, n = line.rsplit(" ", 1)
+            fc[stack.split(";")[-1]] += int(n)
+        diff = (fc - want_charge) + (want_charge - fc)
+        check(not diff, "%s: %s leaves differ from the sidecar: %s" % (label, who, list(diff.items())[:4]))
     # opened from a file object: no path, no sidecar (docs/python.md)
     with open(data, "rb") as fh:
         df = profileme.open(fh).to_pandas(symbols=True, attribution=False)

@@ -876,7 +876,7 @@ class PerfData:
         f, own = self._fresh()
         try:
             with _named(self.name):
-                _lib.export(f, fmt, path or "", fd, ev, symfs or "", kallsyms or "")
+                _lib.export(f, fmt, path or "", fd, ev, symfs or "", kallsyms or "", self._path)
         finally:
             if own:
                 _lib.file_close(f)

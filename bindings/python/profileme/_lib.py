@@ -504,7 +504,7 @@ def encode(event, sysfs):
 
 # ---------------------------------------------------------------- exporters
 
-def export(f, fmt, path, fd, event, symfs, kallsyms):
+def export(f, fmt, path, fd, event, symfs, kallsyms, rec_path=None):
     """The library's exporters: pprof to a path, folded stacks to a
     descriptor (the GIL released while C reads the recording)."""
     if fmt not in ("pprof", "folded"):
@@ -514,6 +514,8 @@ def export(f, fmt, path, fd, event, symfs, kallsyms):
         o.symfs = symfs
     if kallsyms:
         o.kallsyms = kallsyms
+    if rec_path is not None:
+        o.path = rec_path  # the recording's: a synthetic one's sidecar symbols
     if fmt == "pprof":
         _C.pm_export_pprof(f, o, path)
     else:
