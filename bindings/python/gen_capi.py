@@ -6,7 +6,7 @@
 The conventions of docs/conventions.md are what make this mechanical:
 
 * an opaque handle is `typedef struct X X;` without a public body; its
-  destructor is the `void pm_..._free(X *)` or `void pm_..._close(X *)` that
+  destructor is the `void pm_..._free(X *)`, or without one the `void pm_..._close(X *)`, that
   takes only it (NULL-safe by convention) -> %pm_handle(X, destructor), or
   %pm_borrowed(X) for a handle that only lives inside another one;
 * a size-versioned struct has `size_t sz;` as its first member
@@ -128,12 +128,17 @@ def write_swig_headers(outdir, headers):
 
 
 def destructor(handle, funcs):
+    """The call that releases a handle: its `_free` where it has one (a
+    handle with both, such as pm_evlist, has a `_close` that only closes what
+    it holds and keeps the handle), else its `_close`."""
+    found = {}
     for ret, name, args in funcs:
-        if ret != "void" or not re.search(r"_(free|close)$", name):
+        m = re.search(r"_(free|close)$", name)
+        if ret != "void" or not m:
             continue
         if re.fullmatch(r"(struct\s+)?%s\s*\*\s*\w+" % handle, args):
-            return name
-    return None
+            found.setdefault(m.group(1), name)
+    return found.get("free") or found.get("close")
 
 
 def main(out, headers):

@@ -43,6 +43,16 @@ def workload():
                     capi.pm_raw_format_json(d, ctx, s.raw.data)
                 except profileme.Error:
                     pass
+    # a handle with both _close and _free (pm_evlist): freed once, by
+    # pm_evlist_free, whether explicitly or by the proxy
+    el = capi.pm_evlist_new(capi.pm_evlist_opts())
+    capi.pm_evlist_close(el)
+    capi.pm_evlist_free(el)
+    del el
+    with capi.pm_evlist_new(capi.pm_evlist_opts()):
+        pass
+    capi.pm_evlist_new(capi.pm_evlist_opts())
+    gc.collect()
     # records() and the glue's symbol columns (Python over capi; the
     # hand-written array transfers), their error path too
     import numpy as np

@@ -324,6 +324,37 @@ def test_handles_free_themselves_and_close_once():
         capi.pm_pmu_scan(SYSFS_INTEL)
 
 
+def test_a_handle_with_free_and_close_is_released_by_free():
+    """pm_evlist has both: pm_evlist_close() closes its events and keeps the
+    list (docs/conventions.md), pm_evlist_free() releases it.  The proxy's
+    destructor and `with` are pm_evlist_free(); an explicit pm_evlist_free()
+    disowns the proxy, so the list is freed once (the destructor was
+    pm_evlist_close(): after an explicit free it read the freed list, seen by
+    ASan in python.session)."""
+    headers = os.path.join(SRC, "include", "profileme")
+    both = []
+    for h in sorted(os.listdir(headers)):
+        text = open(os.path.join(headers, h)).read()
+        for m in re.finditer(r"void (pm_\w+)_free\((?:struct )?(\w+) \*\w+\);", text):
+            if re.search(r"void %s_close\((?:struct )?%s \*\w+\);" % (m.group(1), m.group(2)), text):
+                both.append(m.group(1))
+    assert "pm_evlist" in both
+    el = capi.pm_evlist_new(capi.pm_evlist_opts())
+    capi.pm_evlist_close(el)          # closes the (no) events, keeps the list
+    assert el.thisown
+    assert capi.pm_evlist_count(el) == 0
+    capi.pm_evlist_free(el)
+    assert not el.thisown
+    del el
+    gc.collect()
+    with capi.pm_evlist_new(capi.pm_evlist_opts()) as el:
+        assert capi.pm_evlist_count(el) == 0
+    assert not el.thisown             # `with` freed it
+    for _ in range(50):               # the destructor frees (valgrind: capi_leaks)
+        capi.pm_evlist_new(capi.pm_evlist_opts())
+    gc.collect()
+
+
 def test_paths_bytes_and_buffers():
     import pathlib
     with capi.pm_file_open(pathlib.Path(SYNTH), None) as f:
