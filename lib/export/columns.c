@@ -377,16 +377,8 @@ uint64_t pm_columns_skipped(const pm_columns *c)
 	return c ? c->skipped : 0;
 }
 
-/* Rows of a structured array need not be aligned: store through memcpy. */
-static inline void pm_put(uint8_t *p, int type, uint64_t v)
-{
-	switch (type) {
-	case PM_COL_U64: memcpy(p, &v, 8); break;
-	case PM_COL_U32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-	case PM_COL_I32: { int32_t x = (int32_t)(int64_t)v; memcpy(p, &x, 4); break; }
-	default: *p = (uint8_t)v; break;
-	}
-}
+/* Rows of a structured array need not be aligned: every store below goes
+ * through memcpy or is one byte. */
 
 /* The base column values of one parsed sample. */
 /* The sample core of r (the fast decode of its plan, else the source's
@@ -691,6 +683,17 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 	return rc < 0 ? rc : 0;
 }
 
+/* One wanted column of the general path: row r's value goes to
+ * p + r * stride; idx is its COL_* (base kinds) or its raw field index. */
+struct pm_col_gop {
+	uint8_t *p;
+	size_t stride;
+	size_t idx;
+};
+
+/* The kinds of pm_col_gop, in the order the general path sorts them. */
+enum { GOP_BASE64, GOP_BASE32, GOP_BASE8, GOP_FIELD64, GOP_FIELD8, GOP_VALID8, GOP_KINDS };
+
 /* Column i lands at base[i] + row * stride[i]. */
 static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *stride, size_t ncols,
 			   size_t cap, size_t *n)
@@ -698,6 +701,8 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 	const struct pm__source *src = &c->src;
 	struct pm__srec r;
 	size_t act[PM_COLUMNS_MAX], nact = 0;
+	struct pm_col_gop *gop = NULL;
+	size_t ng[GOP_KINDS] = { 0 }, nbase, nall;
 	size_t rows = 0;
 	bool need_raw = false;
 	int rc = 0;
@@ -720,11 +725,48 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 		}
 	if (!need_raw)
 		return pm_columns_fill_base(c, base, stride, act, nact, cap, n);
+	/* The wanted columns sorted by kind once, so that a row is a few
+	 * straight loops with no per-column test of where its value comes
+	 * from nor of its type. */
+	gop = malloc(nact * sizeof(*gop));
+	if (!gop)
+		return -ENOMEM;
+	{
+		uint8_t kind[PM_COLUMNS_MAX];
+		size_t at = 0;
+
+		for (size_t j = 0; j < nact; j++) {
+			const struct pm_column *col = &c->cols[act[j]];
+			size_t w = pm_col_width(col->type);
+
+			if (col->base >= 0)
+				kind[j] = w == 8 ? GOP_BASE64 : w == 4 ? GOP_BASE32 : GOP_BASE8;
+			else if (col->valid_of >= 0)
+				kind[j] = GOP_VALID8;
+			else
+				kind[j] = w == 8 ? GOP_FIELD64 : GOP_FIELD8;
+		}
+		for (int kd = 0; kd < GOP_KINDS; kd++)
+			for (size_t j = 0; j < nact; j++) {
+				const struct pm_column *col = &c->cols[act[j]];
+
+				if (kind[j] != kd)
+					continue;
+				gop[at++] = (struct pm_col_gop){
+					base[act[j]], stride[act[j]],
+					(size_t)(col->base >= 0 ? col->base :
+						 col->valid_of >= 0 ? col->valid_of : col->field) };
+				ng[kd]++;
+			}
+	}
+	nbase = ng[GOP_BASE64] + ng[GOP_BASE32] + ng[GOP_BASE8];
+	nall = nact;
 	while (rows < cap) {
 		uint64_t base_vals[COL_BASE_COUNT];
 		struct pm__score s;
 		uint64_t present;
 		bool raw_ok = false;
+		size_t j = 0, e = 0;
 
 		rc = src->next(src->impl, &r);
 		if (rc <= 0)
@@ -746,23 +788,38 @@ static int pm_columns_fill(pm_columns *c, uint8_t *const *base, const size_t *st
 			raw_ok = pm_raw_decode_row(c->dec, c->ctx, s.raw, s.raw_size, c->vals,
 						   c->present, c->nfields) >= 0;
 		base_vals[COL_RAW_OK] = raw_ok;
-		for (size_t j = 0; j < nact; j++) {
-			size_t i = act[j];
-			const struct pm_column *col = &c->cols[i];
-			uint64_t v;
+		for (e += ng[GOP_BASE64]; j < e; j++)
+			memcpy(gop[j].p + rows * gop[j].stride, &base_vals[gop[j].idx], 8);
+		for (e += ng[GOP_BASE32]; j < e; j++) {
+			/* COL_EVENT (I32) keeps its low 32 bits, as a U32 does */
+			uint32_t x = (uint32_t)base_vals[gop[j].idx];
 
-			if (col->base >= 0)
-				v = base_vals[col->base];
-			else if (!raw_ok)
-				v = 0;
-			else if (col->valid_of >= 0)
-				v = c->present[col->valid_of];
-			else
-				v = c->present[col->field] ? c->vals[col->field] : 0;
-			pm_put(base[i] + rows * stride[i], col->type, v);
+			memcpy(gop[j].p + rows * gop[j].stride, &x, 4);
 		}
+		for (e += ng[GOP_BASE8]; j < e; j++)
+			gop[j].p[rows * gop[j].stride] = (uint8_t)base_vals[gop[j].idx];
+		if (!raw_ok) {
+			/* every decoded and _valid column 0 */
+			for (j = nbase; j < nbase + ng[GOP_FIELD64]; j++)
+				memset(gop[j].p + rows * gop[j].stride, 0, 8);
+			for (; j < nall; j++)
+				gop[j].p[rows * gop[j].stride] = 0;
+			rows++;
+			continue;
+		}
+		for (e += ng[GOP_FIELD64]; j < e; j++) {
+			uint64_t v = c->present[gop[j].idx] ? c->vals[gop[j].idx] : 0;
+
+			memcpy(gop[j].p + rows * gop[j].stride, &v, 8);
+		}
+		for (e += ng[GOP_FIELD8]; j < e; j++)
+			gop[j].p[rows * gop[j].stride] =
+				c->present[gop[j].idx] ? (uint8_t)c->vals[gop[j].idx] : 0;
+		for (e += ng[GOP_VALID8]; j < e; j++)
+			gop[j].p[rows * gop[j].stride] = c->present[gop[j].idx];
 		rows++;
 	}
+	free(gop);
 	*n = rows;
 	return rc < 0 ? rc : 0;
 }
