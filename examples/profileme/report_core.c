@@ -154,11 +154,6 @@ static const char *rep_get_comm(struct rep_ctx *c, uint32_t tid)
 
 /* ---- open ---------------------------------------------------------- */
 
-static bool rep_contains(const char *s, const char *w)
-{
-	return s && strstr(s, w);
-}
-
 const char *rep_basename(const char *dso)
 {
 	const char *b;
@@ -371,9 +366,7 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 	uname(&u);
 	farch = pm_file_feature_string(c->f, PM_FEAT_ARCH);
 	snprintf(c->arch, sizeof(c->arch), "%s", farch ? farch : u.machine);
-	c->synthetic = rep_contains(pm_file_feature_string(c->f, PM_FEAT_HOSTNAME), "synthetic") ||
-		       rep_contains(pm_file_feature_string(c->f, PM_FEAT_CPUDESC), "synthetic") ||
-		       rep_contains(pm_file_cmdline(c->f, 0), "synthetic");
+	c->synthetic = pm_file_is_synthetic(c->f);
 	o = &c->o;
 
 	so.sysroot = o->symfs;

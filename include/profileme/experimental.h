@@ -22,6 +22,7 @@
  * |---|---|---|
  * | profileme/writer.h | `pm_writer_*`: the perf.data writer | its options and the features it writes may still change |
  * | profileme/export.h | `pm_columns_*`: the bulk column reader, of files and of live event lists | new in 0.1: the live reader's order (ring by ring, not merged by time) and its tee may still change |
+ * | profileme/file.h | `pm_file_is_synthetic()`: the recording says it is synthetic | new late in 0.1: what makes a recording "synthetic" may become a feature of its own |
  * | profileme/symbol.h | `pm_sym_kallsyms_path()`: which kernel symbol file a symbolizer reads | new late in 0.1 (for the synthetic recordings' sidecar); a general "what did the symbolizer use" call may replace it |
  * | profileme/export.h | `pm_json_*`: samples, records and report rows as JSON | the object layout follows `script --json`, which may still gain keys (tracepoint objects, symbols) |
  *

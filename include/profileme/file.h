@@ -325,6 +325,18 @@ PM_API int pm_file_total_mem(const pm_file *f, uint64_t *kb);
  */
 PM_API const char *pm_file_cmdline(const pm_file *f, size_t i);
 
+/**
+ * @brief **pm_file_is_synthetic()** says whether the recording says it is
+ *        synthetic (made by a generator such as tests/gen): its HOSTNAME or
+ *        CPUDESC feature or its first CMDLINE argument contains "synthetic".
+ *        The one test behind the `(synthetic)` labels and the sidecar symbols
+ *        of pm_sym_opts.path.
+ * @param f the file
+ * @return 1 when it says so; 0 otherwise or for NULL.
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_file_is_synthetic(const pm_file *f);
+
 /** @brief Lists of CPU_TOPOLOGY, for pm_file_cpu_topology(). */
 enum pm_file_topology_list {
 	PM_TOPO_CORE_SIBLINGS = 0,   /**< Per package: the CPUs of one socket. */

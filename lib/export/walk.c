@@ -581,11 +581,6 @@ static int pmx_frame_push(struct pmx_walk *w, size_t *n)
 
 /* ---- init / run ------------------------------------------------------- */
 
-static bool pmx_contains(const char *s, const char *w)
-{
-	return s && strstr(s, w);
-}
-
 int pmx_walk_init(struct pmx_walk *w, pm_file *f, const struct pm_export_opts *opts, const char *who)
 {
 	int err;
@@ -616,9 +611,7 @@ int pmx_walk_init(struct pmx_walk *w, pm_file *f, const struct pm_export_opts *o
 		goto fail;
 	}
 	w->s_unknown = (uint32_t)s;
-	w->synthetic = pmx_contains(pm_file_feature_string(f, PM_FEAT_HOSTNAME), "synthetic") ||
-		       pmx_contains(pm_file_feature_string(f, PM_FEAT_CPUDESC), "synthetic") ||
-		       pmx_contains(pm_file_cmdline(f, 0), "synthetic");
+	w->synthetic = pm_file_is_synthetic(f);
 	if (w->o.sym) {
 		w->sym = w->o.sym;
 	} else if (!(w->o.flags & PM_EXPORT_NO_SYMBOLS)) {

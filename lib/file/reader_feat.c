@@ -472,6 +472,18 @@ const char *pm_file_cmdline(const pm_file *f, size_t i)
 	return f && i < f->ncmd ? f->cmdline[i] : NULL;
 }
 
+static bool has_synthetic(const char *s)
+{
+	return s && strstr(s, "synthetic");
+}
+
+int pm_file_is_synthetic(const pm_file *f)
+{
+	return f && (has_synthetic(pm_file_feature_string(f, PM_FEAT_HOSTNAME)) ||
+		     has_synthetic(pm_file_feature_string(f, PM_FEAT_CPUDESC)) ||
+		     has_synthetic(pm_file_cmdline(f, 0)));
+}
+
 const char *pm_file_cpu_topology(const pm_file *f, int list, size_t i)
 {
 	if (!f || list < 0 || list > 2 || i >= f->ntopo[list])

@@ -164,11 +164,6 @@ static bool foreign_kernel(const pm_file *f, char *why, size_t cap)
 	return false;
 }
 
-static bool has_word(const char *s, const char *w)
-{
-	return s && strstr(s, w);
-}
-
 /* A synthetic recording carries its program and kernel symbols next to it:
  * <directory of path>/symfs holds the mapped files under their recorded
  * paths, and its `kallsyms` the kernel's (docs/symbol.md).  Fills what the
@@ -183,9 +178,7 @@ static int sidecar(pm_file *f, const char *path, struct pm_sym_opts *o, char *sy
 
 	if (!path || !strcmp(path, "-") || (o->sysroot && o->kallsyms))
 		return 0;
-	if (!has_word(pm_file_feature_string(f, PM_FEAT_HOSTNAME), "synthetic") &&
-	    !has_word(pm_file_feature_string(f, PM_FEAT_CPUDESC), "synthetic") &&
-	    !has_word(pm_file_cmdline(f, 0), "synthetic"))
+	if (!pm_file_is_synthetic(f))
 		return 0;
 	slash = strrchr(path, '/');
 	dir = slash ? path : ".";

@@ -1149,6 +1149,8 @@ START_TEST(test_synthetic_sidecar)
 	pm_file *f = NULL;
 
 	ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+	ck_assert_int_eq(pm_file_is_synthetic(f), 1); /* HOSTNAME pm-synthetic */
+	ck_assert_int_eq(pm_file_is_synthetic(NULL), 0);
 	ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
 	ck_assert_int_eq(sidecar_diag(s, &d), 1);
 	ck_assert_str_eq(d.file, SYN_SYMFS);
