@@ -14,6 +14,8 @@ trap 'rm -rf "$TMP"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 printf 'ffffffff81000000 T synthetic_kallsyms_only\n' >"$TMP/kallsyms"
+elf=
+[ "${PM_HAVE_LIBELF:-1}" = 1 ] || elf=:
 
 # run NAME CMD...: the command's stdout in $TMP/NAME, its status checked
 run() {
@@ -33,11 +35,15 @@ for cmd in "script -F ip,sym,dso" "report -q --sort sym,dso" "convert --to folde
 	"annotate daxpy --no-disasm -q"; do
 	set -- $cmd
 	name=$1
-	run "$name.i" "$PM" $cmd -i "$DATA"
-	run "$name.input" "$PM" $cmd --input "$DATA"
-	run "$name.input=" "$PM" $cmd --input="$DATA"
+	# without libelf nothing is named: annotate finds no daxpy (the same
+	# answer for each spelling), and --symfs changes nothing
+	$elf run "$name.i" "$PM" $cmd -i "$DATA"
+	same "$name.i" "$PM" $cmd -i "$DATA"
+	same "$name.input" "$PM" $cmd --input "$DATA"
+	same "$name.input=" "$PM" $cmd --input="$DATA"
 	for v in input input=; do
-		cmp -s "$TMP/$name.i" "$TMP/$name.$v" || fail "$name: -i and --$v differ"
+		cmp -s "$TMP/$name.i" "$TMP/$name.$v" && cmp -s "$TMP/$name.i.err" "$TMP/$name.$v.err" ||
+			fail "$name: -i and --$v differ"
 	done
 	# --symfs DIR and --symfs=DIR: the same output, and not the default one
 	# (an empty symfs leaves the synthetic program's functions unnamed)
@@ -48,7 +54,7 @@ for cmd in "script -F ip,sym,dso" "report -q --sort sym,dso" "convert --to folde
 	cmp -s "$TMP/$name.s" "$TMP/$name.s=" && cmp -s "$TMP/$name.s.err" "$TMP/$name.s=.err" ||
 		fail "$name: --symfs DIR and --symfs=DIR differ"
 	same "$name.real" "$PM" $cmd -i "$DATA" --symfs "$SRC/examples/data/symfs"
-	! cmp -s "$TMP/$name.real" "$TMP/$name.s" || fail "$name: --symfs had no effect"
+	[ "$elf" = : ] || ! cmp -s "$TMP/$name.real" "$TMP/$name.s" || fail "$name: --symfs had no effect"
 	for opt in -i --input --symfs --kallsyms; do
 		"$PM" $cmd $opt >"$TMP/m" 2>"$TMP/m.err"
 		rc=$?
