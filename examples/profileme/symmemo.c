@@ -55,7 +55,8 @@ int cli_sym_lookup_lens(struct cli_symmemo *m, pm_sym *s, int32_t pid, uint64_t 
 	if (m->off || !m->e) {
 		res->sz = sizeof(*res);
 		rc = pm_sym_lookup(s, pid, addr, how, res);
-		sym_lens(res, rc, lens);
+		if (lens)
+			sym_lens(res, rc, lens);
 		return rc;
 	}
 	h = (addr ^ ((uint64_t)(uint32_t)pid << 32 | how)) * 0x9E3779B97F4A7C15ull;
@@ -70,33 +71,15 @@ int cli_sym_lookup_lens(struct cli_symmemo *m, pm_sym *s, int32_t pid, uint64_t 
 		sym_lens(&e->r, e->rc, &e->lens);
 	}
 	*res = e->r;
-	*lens = e->lens;
+	if (lens)
+		*lens = e->lens;
 	return e->rc;
 }
 
 int cli_sym_lookup(struct cli_symmemo *m, pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
 		   struct pm_sym_result *res)
 {
-	struct cli_symmemo_ent *e;
-	uint64_t h;
-
-	if (m->off || !m->e) {
-		res->sz = sizeof(*res);
-		return pm_sym_lookup(s, pid, addr, how, res);
-	}
-	h = (addr ^ ((uint64_t)(uint32_t)pid << 32 | how)) * 0x9E3779B97F4A7C15ull;
-	e = &m->e[(h >> 40) & (CLI_SYMMEMO_N - 1)];
-	if (e->epoch != m->epoch || e->addr != addr || e->pid != pid || e->how != how) {
-		e->r.sz = sizeof(e->r);
-		e->rc = pm_sym_lookup(s, pid, addr, how, &e->r);
-		e->epoch = m->epoch;
-		e->addr = addr;
-		e->pid = pid;
-		e->how = how;
-		sym_lens(&e->r, e->rc, &e->lens);
-	}
-	*res = e->r;
-	return e->rc;
+	return cli_sym_lookup_lens(m, s, pid, addr, how, res, NULL);
 }
 
 const char *cli_sym_sidecar(const char *cmd, const pm_sym *s, bool quiet)

@@ -47,7 +47,8 @@ struct cli_sym_lens {
 	bool name_unknown;
 };
 
-/* cli_sym_lookup() and the lengths of the answer's name and dso. */
+/* cli_sym_lookup() and the lengths of the answer's name and dso (lens NULL:
+ * none wanted; then an unmemoized lookup computes none). */
 int cli_sym_lookup_lens(struct cli_symmemo *m, pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
 			struct pm_sym_result *res, struct cli_sym_lens *lens);
 

@@ -266,24 +266,29 @@ static int pm_columns_setup(pm_columns *c, const struct pm_columns_opts *opts)
 	return o.sym ? pm__columns_side_init(c, o.sym) : 0;
 }
 
-int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts)
+/* The constructors' shared checks and allocation: *cp is a zeroed reader,
+ * or the error (out cleared, NULL src or a bad opts size). */
+static int pm_columns_alloc(pm_columns **out, const void *src, const struct pm_columns_opts *opts,
+			    const char *fn, pm_columns **cp)
 {
-	pm_columns *c;
 	int err;
 
+	*cp = NULL;
 	if (out)
 		*out = NULL;
-	if (!out || !f)
-		return pm__err(EINVAL, "pm_columns_new_from_file: NULL argument");
+	if (!out || !src)
+		return pm__err(EINVAL, "%s: NULL argument", fn);
 	err = PM__SZ_VALID(opts, pm_columns_opts, PM_COLUMNS_OPTS_SZ_V1);
 	if (err)
 		return err;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	pm__source_file(&c->src, f);
-	c->file = f;
-	err = pm_raw_ctx_new_from_file(&c->ctx, f);
+	*cp = calloc(1, sizeof(**cp));
+	return *cp ? 0 : -ENOMEM;
+}
+
+/* The constructors' end: the reader set up by opts and handed out, or freed. */
+static int pm_columns_finish(pm_columns **out, pm_columns *c, int err,
+			     const struct pm_columns_opts *opts)
+{
 	if (!err)
 		err = pm_columns_setup(c, opts);
 	if (err) {
@@ -294,32 +299,29 @@ int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_colum
 	return 0;
 }
 
+int pm_columns_new_from_file(pm_columns **out, pm_file *f, const struct pm_columns_opts *opts)
+{
+	pm_columns *c;
+	int err = pm_columns_alloc(out, f, opts, "pm_columns_new_from_file", &c);
+
+	if (err)
+		return err;
+	pm__source_file(&c->src, f);
+	c->file = f;
+	return pm_columns_finish(out, c, pm_raw_ctx_new_from_file(&c->ctx, f), opts);
+}
+
 int pm_columns_new_from_evlist(pm_columns **out, pm_evlist *el, const struct pm_columns_opts *opts)
 {
 	pm_columns *c;
-	int err;
+	int err = pm_columns_alloc(out, el, opts, "pm_columns_new_from_evlist", &c);
 
-	if (out)
-		*out = NULL;
-	if (!out || !el)
-		return pm__err(EINVAL, "pm_columns_new_from_evlist: NULL argument");
-	err = PM__SZ_VALID(opts, pm_columns_opts, PM_COLUMNS_OPTS_SZ_V1);
 	if (err)
 		return err;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
 	err = pm__source_evlist(&c->src, el);
 	if (!err)
 		err = pm_raw_ctx_new_host(&c->ctx);
-	if (!err)
-		err = pm_columns_setup(c, opts);
-	if (err) {
-		pm_columns_free(c);
-		return err;
-	}
-	*out = c;
-	return 0;
+	return pm_columns_finish(out, c, err, opts);
 }
 
 int pm_columns_tee(pm_columns *c, pm_ring_record_fn tee, void *tee_user)

@@ -17,6 +17,7 @@
 
 #include "internal/pm_internal.h"
 #include "pm_check.h"
+#include "sw_events.h"
 #include "ring/ring_int.h"
 
 #include <profileme/event.h>
@@ -24,45 +25,10 @@
 #include <profileme/record.h>
 #include <profileme/ring.h>
 
-#define SW_CPU_CLOCK 0
-#define SW_TASK_CLOCK 1
 
-static void sw_attr(struct pm_attr *a, uint64_t config, uint64_t period)
-{
-	pm_attr_init(a);
-	a->type = PM_TYPE_SOFTWARE;
-	a->config = config;
-	a->sample_period = period;
-	a->flags = PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV;
-}
 
-static bool have_perf(void)
-{
-	struct pm_attr a;
-	int fd;
 
-	sw_attr(&a, SW_TASK_CLOCK, 0);
-	fd = pm_attr_open(&a, 0, -1, -1, 0);
-	if (fd >= 0) {
-		close(fd);
-		return true;
-	}
-	return fd != -ENOSYS;
-}
 
-static volatile uint64_t sink;
-
-static void burn_ms(int ms)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	do {
-		for (int i = 0; i < 10000; i++)
-			sink = sink * 6364136223846793005ULL + 1;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
 
 /* What the tee saw: every record, and each SAMPLE parsed by pm_evlist_sample(). */
 #define TEE_MAX 100000

@@ -21,6 +21,7 @@
 
 #include "internal/pm_internal.h"
 #include "pm_check.h"
+#include "sw_events.h"
 #include "ring/ring_int.h"
 
 #include <profileme/raw.h>
@@ -859,47 +860,10 @@ static int count_fds(void)
 	return n;
 }
 
-static void sw_attr(struct pm_attr *a, uint64_t config, uint64_t period)
-{
-	pm_attr_init(a);
-	a->type = PM_TYPE_SOFTWARE;
-	a->config = config;
-	a->sample_period = period;
-	a->flags = PM_ATTR_EXCLUDE_KERNEL | PM_ATTR_EXCLUDE_HV;
-}
 
-#define SW_CPU_CLOCK 0
-#define SW_TASK_CLOCK 1
-#define SW_PAGE_FAULTS 2
 
-/* Returns false (and the test should skip) without perf_event_open. */
-static bool have_perf(void)
-{
-	struct pm_attr a;
-	int fd;
 
-	sw_attr(&a, SW_TASK_CLOCK, 0);
-	fd = pm_attr_open(&a, 0, -1, -1, 0);
-	if (fd >= 0) {
-		close(fd);
-		return true;
-	}
-	return fd != -ENOSYS;
-}
 
-static volatile uint64_t sink;
-
-static void burn_ms(int ms)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	do {
-		for (int i = 0; i < 10000; i++)
-			sink = sink * 6364136223846793005ULL + 1;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
 
 START_TEST(test_open_errors_and_fds)
 {
@@ -1006,7 +970,7 @@ START_TEST(test_counting)
 
 		for (size_t i = 0; i < n; i += 4096)
 			p[i] = (char)i;
-		sink += (uint64_t)p[4096];
+		sw_sink += (uint64_t)p[4096];
 		free(p);
 	}
 	ck_assert_int_eq(pm_evlist_disable(el), 0);
