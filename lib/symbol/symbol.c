@@ -31,7 +31,7 @@ int pm_sym_new(pm_sym **out, const struct pm_sym_opts *opts)
 	if (rc)
 		return rc;
 	if (opts)
-		o = *opts;
+		pm__opts_copy_in(&o, sizeof(o), opts, opts->sz);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return pm__err(PM_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
 
