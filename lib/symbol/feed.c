@@ -227,8 +227,7 @@ int pm_sym_new_from_file(pm_sym **out, pm_file *f, const struct pm_sym_opts *opt
 	if (rc)
 		return rc;
 	if (opts)
-		pm__struct_copy_out(&o, sizeof(o), opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	o.sz = sizeof(o);
+		pm__opts_copy_in(&o, sizeof(o), opts, opts->sz);
 	side = sidecar(f, o.path, &o, side_s, side_k, sizeof(side_s), side_msg, sizeof(side_msg));
 	foreign = foreign_kernel(f, why, sizeof(why));
 	if (foreign && !o.kallsyms)
