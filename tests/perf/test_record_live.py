@@ -22,6 +22,9 @@ check = Checks(echo=True)
 PM, SRC, BUILD = sys.argv[1], sys.argv[2], sys.argv[3]
 WORKLOAD = os.path.join(BUILD, "bin", "workload")
 HOT = ("matrix_multiply", "hash_buffer", "sort_numbers", "cmp_u32", "main")
+# The workload's last line: its rounds and its own CPU time (-r ROUNDS runs a
+# fixed amount of work, whatever CPU share the machine's load leaves it).
+WORKLOAD_CPU = re.compile(r"^workload: (\d+) rounds, .*, cpu ([\d.]+) ms$", re.M)
 
 
 def run(args, **kw):
@@ -166,6 +169,40 @@ def check_tracepoint_file(tmp):
               "perf's prev_pid/next_pid equal the raw payload at the format's offsets")
 
 
+def wait_for(cond, what, timeout=120):
+    """Polls cond() until it is true (a condition, not a guess at a time);
+    False, after saying so, when it never became true."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.01)
+    print("FAIL waiting %d s for: %s" % (timeout, what))
+    return False
+
+
+def in_poll(pid):
+    """The process is blocked in poll(): the recorder's loop, after its
+    events were enabled (cmd_record.c starts them, then polls)."""
+    try:
+        with open("/proc/%d/wchan" % pid) as f:
+            return "poll" in f.read()
+    except OSError:
+        return False
+
+
+def data_flushed(path):
+    """The writer flushed records: perf.data's header data.size (offset 48)
+    is kept current at each flush of its buffer, so a killed writer's file
+    holds them."""
+    try:
+        with open(path, "rb") as f:
+            h = f.read(56)
+    except OSError:
+        return False
+    return len(h) == 56 and int.from_bytes(h[48:56], sys.byteorder) > 0
+
+
 def main():
     if not os.path.exists(WORKLOAD):
         skip("the bundled workload was not built: " + WORKLOAD)
@@ -176,12 +213,19 @@ def main():
     try:
         # 1. By command, profileme sample --json: pid/tid, period, times.
         p = run([PM, "sample", "--json", "-e", "task-clock:u", "-c", "100000", "--", WORKLOAD,
-                 "400"])
+                 "-r", "200"])
         ring_ok(p.stderr)
         check(p.returncode == 0, "profileme sample runs (rc %d: %s)" % (p.returncode,
                                                                         p.stderr.strip()[-300:]))
         js = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
-        check(len(js) >= 50, "sample --json printed %d samples of a 400 ms workload" % len(js))
+        # one sample per 0.1 ms of the workload's CPU time in user mode (nearly
+        # all of it), by its own clock: the same whatever the machine's load
+        own = WORKLOAD_CPU.search(p.stdout)
+        cpu = float(own[2]) if own else 0
+        check(own is not None and own[1] == "200", "the workload ran its 200 rounds")
+        check(len(js) >= 50 and cpu / 0.1 * 0.5 <= len(js) <= cpu / 0.1 + 20,
+              "sample --json printed %d samples for %.1f ms of the workload's CPU time"
+              % (len(js), cpu))
         if js:
             pids = {s["pid"] for s in js}
             check(len(pids) == 1, "one process sampled: %s" % pids)
@@ -209,7 +253,7 @@ def main():
         # 2. By command into a file, read back by perf script.
         out = os.path.join(tmp, "cmd.data")
         p = run([PM, "record", "-e", "task-clock:u", "-c", "100000", "-o", out, "--",
-                 WORKLOAD, "500"])
+                 WORKLOAD, "-r", "250"])
         check(p.returncode == 0, "profileme record of a command")
         m = re.search(r"(\d+) samples written .*?, (\d+) lost", p.stderr)
         check(m is not None, "record prints samples written and lost: " + p.stderr.strip())
@@ -232,16 +276,34 @@ def main():
                       "event : name = task-clock", "pmu mappings"):
                 check(k in hdr, "feature in header: " + k)
 
-        # 3. By pid: attach to a running workload; synthesized maps.
-        wl = subprocess.Popen([WORKLOAD, "1200"], stdout=subprocess.DEVNULL)
-        time.sleep(0.2)
+        # 3. By pid: attach to a running workload; synthesized maps.  The
+        # workload waits on its stdin (-w) until the recorder is in its poll
+        # loop (its events enabled), then runs a fixed amount of work.
+        wl = subprocess.Popen([WORKLOAD, "-w", "-r", "300"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
         out = os.path.join(tmp, "pid.data")
-        p = run([PM, "record", "-e", "task-clock:u", "-c", "200000", "-p", str(wl.pid), "-o",
-                 out])
+        rec = subprocess.Popen([PM, "record", "-e", "task-clock:u", "-c", "200000", "-p",
+                                str(wl.pid), "-o", out], stderr=subprocess.PIPE, text=True)
+        polling = wait_for(lambda: in_poll(rec.pid) or rec.poll() is not None,
+                           "record -p to reach its poll loop")
+        check(polling and rec.poll() is None, "record -p attached and polls")
+        wl.stdin.close()  # go
+        wl_out = wl.stdout.read()
         wl.wait()
+        try:
+            rec_err = rec.communicate(timeout=120)[1]
+        except subprocess.TimeoutExpired:
+            rec.kill()
+            rec_err = rec.communicate()[1] + " (killed: it did not end with its target)"
+        p = subprocess.CompletedProcess(rec.args, rec.returncode, "", rec_err)
         check(p.returncode == 0, "record -p ends when the target exits (%s)" % p.stderr.strip())
+        own = WORKLOAD_CPU.search(wl_out)
+        cpu = float(own[2]) if own else 0
         rows, pp = perf_samples(out)
-        check(len(rows) >= 20, "record -p: %d samples" % len(rows))
+        # every round ran while the events were enabled: one sample per 0.2 ms
+        # of its CPU time (user mode, nearly all of it)
+        check(len(rows) >= 20 and cpu / 0.2 * 0.5 <= len(rows) <= cpu / 0.2 + 20,
+              "record -p: %d samples for %.1f ms of the workload's CPU time" % (len(rows), cpu))
         check(all(r[0] == wl.pid for r in rows), "record -p: every sample has pid %d" % wl.pid)
         maps = workload_maps(out)
         check(any(m[0] == wl.pid for m in maps), "synthesized MMAP2 of the running workload")
@@ -284,11 +346,16 @@ def main():
             print("SKIPPED tracepoints: tracefs is not mounted (mount -t tracefs nodev "
                   "/sys/kernel/tracing)")
 
-        # 7. An interrupted recorder leaves a readable file.
+        # 7. An interrupted recorder leaves a readable file: killed once it
+        # has flushed records (not after a guessed time), while its workload
+        # still runs (a minute of wall time, ended below).
         out = os.path.join(tmp, "killed.data")
         rec = subprocess.Popen([PM, "record", "-e", "task-clock:u", "-c", "20000", "-o", out,
-                                "--", WORKLOAD, "4000"], stderr=subprocess.DEVNULL)
-        time.sleep(2.0)
+                                "--", WORKLOAD, "60000"], stderr=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL)
+        check(wait_for(lambda: data_flushed(out) or rec.poll() is not None,
+                       "the recorder to flush records") and rec.poll() is None,
+              "the recorder flushed records and still runs")
         kids = []
         for t in os.listdir("/proc/%d/task" % rec.pid):
             try:

@@ -8,6 +8,7 @@ recordings: task-clock over two concurrent processes, -g, -z, pipe mode),
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 
@@ -26,11 +27,91 @@ IBS = os.path.join(SRC, "examples", "data", "ibs-synthetic.data")
 SMALL = 24 << 10     # chunk_bytes for the synthetic and threaded cases
 
 
+def _index_model(path, chunk_bytes):
+    """The chunks docs/file.md "Chunks" says a file-mode recording gets, from
+    this file's own records (read here with struct, not by the library): a
+    block ends after each FINISHED_ROUND and after the record that reaches a
+    multiple of chunk_bytes / 8 (at least 4096); the cut before block j has
+    the bound T = the smallest sample time from block j on and is made when
+    the chunk so far has chunk_bytes, the rest has a quarter of that and T
+    is later than the bound before.  [(start, end, read_start, time_lo,
+    time_hi)] of every chunk; None for a pipe stream or a zstd recording
+    (one chunk, the whole stream)."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    assert data[:8] == b"PERFILE2", "a little-endian recording"
+    if struct.unpack_from("<Q", data, 8)[0] == 16:
+        return None                         # the pipe header
+    attr_size, attrs_off, attrs_sz, doff, dsz = struct.unpack_from("<5Q", data, 16)
+    types = {struct.unpack_from("<Q", data, o + 24)[0]
+             for o in range(attrs_off, attrs_off + attrs_sz, attr_size)}
+    assert len(types) == 1, "one sample_type (a recording of one event)"
+    st = types.pop()
+    assert st & 4, "samples carry PERF_SAMPLE_TIME"
+    # TIME follows IDENTIFIER, IP and TID in a sample
+    time_at = 8 + 8 * sum(1 for bit in (1 << 16, 1, 2) if st & bit)
+    block_max = max(chunk_bytes // 8, 4096)
+    end = doff + dsz
+    blocks = [[doff, None, None]]           # start, min, max sample time
+    off = doff
+    while off < end:
+        typ, size = struct.unpack_from("<I2xH", data, off)
+        assert size >= 8
+        if typ in (81, 83):                 # PERF_RECORD_COMPRESSED, COMPRESSED2
+            return None
+        if typ == 9:                        # PERF_RECORD_SAMPLE
+            t = struct.unpack_from("<Q", data, off + time_at)[0]
+            b = blocks[-1]
+            b[1] = t if b[1] is None else min(b[1], t)
+            b[2] = t if b[2] is None else max(b[2], t)
+        if (typ == 68 or (off + size) // block_max != off // block_max) and off + size < end:
+            blocks.append([off + size, None, None])   # 68: FINISHED_ROUND
+        off += size
+    assert off == end
+    inf = 2 ** 64 - 1
+    first = min(b[1] for b in blocks if b[1] is not None)
+    smin = [inf] * (len(blocks) + 1)
+    for j in reversed(range(len(blocks))):
+        smin[j] = min(smin[j + 1], inf if blocks[j][1] is None else blocks[j][1])
+    cuts = [0]
+    for j in range(1, len(blocks)):
+        start = blocks[j][0]
+        if start - blocks[cuts[-1]][0] < chunk_bytes or end - start < chunk_bytes // 4:
+            continue
+        if smin[j] == inf or smin[j] <= (smin[cuts[-1]] if len(cuts) > 1 else first):
+            continue
+        cuts.append(j)
+    out = []
+    for k, j in enumerate(cuts):
+        lo = smin[j] if k else 0
+        # read from the first block whose samples reach time_lo
+        i, reach = 0, 0
+        while k and i < j and max(reach, blocks[i][2] or 0) < lo:
+            reach = max(reach, blocks[i][2] or 0)
+            i += 1
+        out.append((blocks[j][0] if k else doff,
+                    blocks[cuts[k + 1]][0] if k + 1 < len(cuts) else end,
+                    min(blocks[i][0], blocks[j][0]) if k else doff,
+                    lo, smin[cuts[k + 1]] if k + 1 < len(cuts) else inf))
+    return out
+
+
 def _small(path):
-    """chunk_bytes giving about 8 chunks (the workload's size depends on the
-    machine's load: it runs for a wall time)."""
+    """chunk_bytes giving several chunks, by the model of the index above:
+    about 8 where the file allows (its size and its rounds depend on the
+    machine's load: the workloads run for a wall time)."""
     with profileme.open(path) as rec:
-        return max(int(rec.features.get("data_size") or 0) // 8, 4096)
+        size = int(rec.features.get("data_size") or 0)
+    for parts in (8, 16, 32, 64):
+        cb = max(size // parts, 4096)
+        model = _index_model(path, cb)
+        if model is None or len(model) >= 2:
+            return cb
+    return max(size // 8, 4096)
+
+
+def _model_keys(lst):
+    return [(c["start"], c["end"], c["read_start"], c["time_lo"], c["time_hi"]) for c in lst]
 
 
 @pytest.fixture(scope="module")
@@ -87,9 +168,10 @@ def test_chunks_equal_whole_file(recs, kind):
     if kind in ("zstd", "pipe"):
         assert len(lst) == 1 and lst[0]["flags"] & pmd.CHUNK_WHOLE
         return
-    # several chunks; how many depends on how perf laid out the two rings'
-    # data in its few rounds (under load one ring may hold most of a round,
-    # and a cut inside a round's first ring has no later time bound)
+    # the chunks the rules give for this file's rounds and times (how many
+    # depends on how perf laid out the two rings' data in its rounds), and
+    # several of them
+    assert _model_keys(lst) == _index_model(path, _small(path))
     assert len(lst) >= 2
     assert rng == (int(whole["time"].min()), int(whole["time"].max()))
     data_off = lst[0]["data_offset"]
@@ -195,7 +277,12 @@ def test_read_samples_lazy_index(recs, monkeypatch):
     assert calls == [] and not ddf.known_divisions
     # a partition per chunk_bytes of data, at least the chunks each file has
     nchunks = [len(real(p, cb)[0]) for p in paths]
-    assert ddf.npartitions >= sum(nchunks) and nchunks[2] == 1
+    # the chunks of the index's rules for cb, from each file's own rounds
+    # and times (the pipe stream is one chunk); the first file has several
+    assert nchunks == [len(_index_model(recs["file"], cb)),
+                       len(_index_model(recs["callchain"], cb)), 1]
+    assert nchunks[0] > 1
+    assert ddf.npartitions >= sum(nchunks)
     got = ddf.compute(scheduler="sync")
     assert sorted(calls) == sorted(paths)       # one index task per file
     want = profileme.read_many(paths, fields=["time", "tid", "ip"])
