@@ -130,8 +130,9 @@ int cmd_convert(int argc, char **argv)
 		cli_error("convert", "%s: %s", ro.input, pm_error_string(err));
 		ret = 1;
 	} else if (!ro.quiet && rep_is_synthetic(rc)) {
-		fprintf(stderr, "profileme convert: %s is a SYNTHETIC recording (the profile says so)\n",
-			ro.input);
+		fprintf(stderr, "profileme convert: %s is a SYNTHETIC recording (%s)\n", ro.input,
+			!strcmp(to, "pprof") ? "the profile says so in a comment"
+					     : "folded stacks have no place to say so");
 	}
 	rep_close(rc);
 	return ret;

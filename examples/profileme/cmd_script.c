@@ -1157,8 +1157,19 @@ int cmd_script(int argc, char **argv)
 		struct pm_export_opts eo = { .sz = sizeof(eo), .event = -1, .symfs = s.symfs,
 					     .kallsyms = s.kallsyms, .progress = cli_progress_cb,
 					     .progress_user = &prog, .path = input };
+		struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = s.symfs, .kallsyms = s.kallsyms,
+					  .path = input };
+		pm_sym *sy = NULL;
 
+		/* the exporter's symbolizer opened here, so that the sidecar of a
+		 * synthetic recording is named as script and report name it (on
+		 * failure the exporter opens its own and gives the error) */
+		if (pm_sym_new_from_file(&sy, s.f, &so) == 0) {
+			(void)cli_sym_sidecar("script", sy, quiet);
+			eo.sym = sy;
+		}
 		rc = pm_export_folded(s.f, &eo, 1);
+		pm_sym_free(sy);
 		cli_progress_done(&prog);
 		if (rc < 0)
 			cli_error("script", "%s", pm_error_string(rc));

@@ -112,7 +112,33 @@ def sidecar_case(data, side, label):
     # the folded export (pm_export_opts.path): leaves charged as report does
     p = subprocess.run([PM, "script", "--folded", "-i", data], capture_output=True, text=True)
     check(p.returncode == 0, "%s: script --folded exit %d %s" % (label, p.returncode, p.stderr[-300:]))
-    for who, text in (("script --folded", p.stdout), ("python folded()", profileme.open(data).folded())):
+    # the exporters say where the symbols came from, in report's words, once
+    check(p.stderr.count(notice("script", d)) == 1 and p.stderr.count("synthetic recording:") == 1,
+          "%s: script --folded notice: %r" % (label, p.stderr[-300:]))
+    texts = [("script --folded", p.stdout), ("python folded()", profileme.open(data).folded())]
+    for to in ("folded", "pprof"):
+        out = os.path.join(tmp, "convert.out")
+        q = subprocess.run([PM, "convert", "--to", to, "-i", data, "-o", out], capture_output=True,
+                           text=True)
+        if to == "pprof" and q.returncode and "without pprof support" in q.stderr:
+            continue
+        check(q.returncode == 0, "%s: convert --to %s exit %d %s"
+              % (label, to, q.returncode, q.stderr[-300:]))
+        check(q.stderr.count(notice("convert", d)) == 1 and q.stderr.count("synthetic recording:") == 1,
+              "%s: convert --to %s notice: %r" % (label, to, q.stderr[-300:]))
+        # and whether the output itself is labelled (a pprof comment; folded
+        # stacks have no place for one)
+        check(("SYNTHETIC recording (%s)" % ("the profile says so in a comment" if to == "pprof" else
+                                             "folded stacks have no place to say so")) in q.stderr,
+              "%s: convert --to %s says whether the output is labelled: %r" % (label, to, q.stderr[-300:]))
+        q = subprocess.run([PM, "convert", "-q", "--to", to, "-i", data, "-o", out],
+                           capture_output=True, text=True)
+        check(q.returncode == 0 and q.stderr == "", "%s: convert -q --to %s says nothing: %r"
+              % (label, to, q.stderr[-300:]))
+        if to == "folded":
+            with open(out) as fh:
+                texts.append(("convert --to folded", fh.read()))
+    for who, text in texts:
         fc = collections.Counter()
         for line in text.splitlines():
             stack, n = line.rsplit(" ", 1)
@@ -155,7 +181,8 @@ try:
                             "--", workload, "200"], capture_output=True, text=True)
         if p.returncode == 0:
             shutil.copy(ra, rb)
-            for cmd in (["script", "-F", "ip,sym"], ["report", "--sort", "sym"]):
+            for cmd in (["script", "-F", "ip,sym"], ["report", "--sort", "sym"], ["script", "--folded"],
+                        ["convert", "--to", "folded", "-o", os.path.join(tmp, "real.folded")]):
                 q = subprocess.run([PM] + cmd + ["-i", ra], capture_output=True, text=True)
                 check(q.returncode == 0 and "synthetic recording" not in q.stderr,
                       "real recording: %s used the symfs next to it: %r" % (cmd[0], q.stderr[-300:]))
