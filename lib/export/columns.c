@@ -539,42 +539,77 @@ static void pm_columns_plan(const pm_columns *c, size_t attr, const struct pm_co
 			}
 }
 
-/* One row (number row) of a direct layout (pm_col_plan.ok, the record's size
- * the plan's).  be is a constant at each call. */
+/* Rows [row, row + n) from records r[0, n) of one direct layout (the plan's
+ * attr and size): column by column, each a straight loop over the records.
+ * be is a constant at each call. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
-static inline void pm_columns_direct_row(const struct pm_col_plan *pl, const uint8_t *b,
-					 uint16_t misc, size_t row, bool be)
+static inline void pm_columns_direct_rows(const struct pm_col_plan *pl, const struct pm__srec *r,
+					  size_t n, size_t row, bool be)
 {
 	const struct pm_col_dop *d = pl->d;
 	size_t j = 0, e = 0;
 
+	/* stride and value in locals: the stores (bytes) could alias them */
 	for (e += pl->n[DOP_LD64]; j < e; j++) {
-		uint64_t x = pm__ld64(b + d[j].v, be);
+		size_t st = d[j].stride, off = (size_t)d[j].v;
+		uint8_t *p = d[j].p + row * st;
 
-		memcpy(d[j].p + row * d[j].stride, &x, 8);
+		for (size_t i = 0; i < n; i++, p += st) {
+			uint64_t x = pm__ld64(r[i].data + off, be);
+
+			memcpy(p, &x, 8);
+		}
 	}
-	for (e += pl->n[DOP_K64]; j < e; j++)
-		memcpy(d[j].p + row * d[j].stride, &d[j].v, 8);
-	for (e += pl->n[DOP_LD32]; j < e; j++) {
-		uint32_t x = pm__ld32(b + d[j].v, be);
+	for (e += pl->n[DOP_K64]; j < e; j++) {
+		size_t st = d[j].stride;
+		uint64_t x = d[j].v;
+		uint8_t *p = d[j].p + row * st;
 
-		memcpy(d[j].p + row * d[j].stride, &x, 4);
+		for (size_t i = 0; i < n; i++, p += st)
+			memcpy(p, &x, 8);
+	}
+	for (e += pl->n[DOP_LD32]; j < e; j++) {
+		size_t st = d[j].stride, off = (size_t)d[j].v;
+		uint8_t *p = d[j].p + row * st;
+
+		for (size_t i = 0; i < n; i++, p += st) {
+			uint32_t x = pm__ld32(r[i].data + off, be);
+
+			memcpy(p, &x, 4);
+		}
 	}
 	for (e += pl->n[DOP_K32]; j < e; j++) {
+		size_t st = d[j].stride;
 		uint32_t x = (uint32_t)d[j].v;
+		uint8_t *p = d[j].p + row * st;
 
-		memcpy(d[j].p + row * d[j].stride, &x, 4);
+		for (size_t i = 0; i < n; i++, p += st)
+			memcpy(p, &x, 4);
 	}
 	for (e += pl->n[DOP_MISC32]; j < e; j++) {
-		uint32_t x = misc;
+		size_t st = d[j].stride;
+		uint8_t *p = d[j].p + row * st;
 
-		memcpy(d[j].p + row * d[j].stride, &x, 4);
+		for (size_t i = 0; i < n; i++, p += st) {
+			uint32_t x = r[i].misc;
+
+			memcpy(p, &x, 4);
+		}
 	}
-	for (e += pl->n[DOP_U8]; j < e; j++)
-		d[j].p[row * d[j].stride] = (uint8_t)(misc & d[j].v);
+	for (e += pl->n[DOP_U8]; j < e; j++) {
+		size_t st = d[j].stride;
+		uint8_t m = (uint8_t)d[j].v;
+		uint8_t *p = d[j].p + row * st;
+
+		for (size_t i = 0; i < n; i++, p += st)
+			*p = (uint8_t)(r[i].misc & m);
+	}
 }
+
+/* records a batch of the source holds (pm__source.next_batch) */
+#define PM_COL_BATCH 256
 
 /*
  * The common case: only base columns wanted (no decoded raw field, no
@@ -621,64 +656,90 @@ static int pm_columns_fill_base(pm_columns *c, uint8_t *const *base, const size_
 	}
 	nop = n64 + n32 + nmisc + n8;
 	while (rows < cap) {
-		struct pm__srec r;
-		struct pm__score s;
-		uint64_t present;
-		size_t j;
+		struct pm__srec batch[PM_COL_BATCH];
+		size_t nb;
 
-		rc = src->next(src->impl, &r);
+		/* no more records than rows wanted: a record taken is used (a
+		 * strict source, whose bad sample ends the read, one at a time) */
+		bool batched = src->next_batch && !src->strict;
+
+		if (batched)
+			rc = src->next_batch(src->impl, batch, PM_MIN(cap - rows, (size_t)PM_COL_BATCH));
+		else
+			rc = src->next(src->impl, &batch[0]);
 		if (rc <= 0)
 			break;
+		nb = batched ? (size_t)rc : 1;
 		rc = 0;
-		if (c->event >= 0 && r.attr_idx != c->event)
-			continue;
-		if (r.attr_idx >= 0 && (size_t)r.attr_idx >= nplans) {
-			/* plans for the attrs known now (more may come in pipe mode) */
-			size_t nr = src->nr_attrs(src->impl);
-			struct pm_col_plan *np =
-				(size_t)r.attr_idx < nr ? pm__reallocarray(plans, nr, sizeof(*np)) : NULL;
+		for (size_t i = 0; i < nb;) {
+			const struct pm__srec *rp = &batch[i];
+			struct pm__score s;
+			uint64_t present;
+			size_t j;
 
-			if (np) {
-				plans = np;
-				for (; nplans < nr; nplans++)
-					pm_columns_plan(c, nplans, op, n64, n32, nmisc, nop,
-							&plans[nplans]);
+			if (c->event >= 0 && rp->attr_idx != c->event) {
+				i++;
+				continue;
 			}
-		}
-		if (r.attr_idx >= 0 && (size_t)r.attr_idx < nplans && plans[r.attr_idx].ok &&
-		    r.size == plans[r.attr_idx].size) {
-			/* the byte order resolved once per call, not per field */
-			if (be)
-				pm_columns_direct_row(&plans[r.attr_idx], r.data, r.misc, rows, true);
-			else
-				pm_columns_direct_row(&plans[r.attr_idx], r.data, r.misc, rows, false);
+			if (rp->attr_idx >= 0 && (size_t)rp->attr_idx >= nplans) {
+				/* plans for the attrs known now (more may come in pipe mode) */
+				size_t nr = src->nr_attrs(src->impl);
+				struct pm_col_plan *np = (size_t)rp->attr_idx < nr ?
+					pm__reallocarray(plans, nr, sizeof(*np)) : NULL;
+
+				if (np) {
+					plans = np;
+					for (; nplans < nr; nplans++)
+						pm_columns_plan(c, nplans, op, n64, n32, nmisc, nop,
+								&plans[nplans]);
+				}
+			}
+			if (rp->attr_idx >= 0 && (size_t)rp->attr_idx < nplans && plans[rp->attr_idx].ok &&
+			    rp->size == plans[rp->attr_idx].size) {
+				/* the records of the batch from here of this attr and
+				 * size, in one go; the byte order resolved once per
+				 * run of records, not per field */
+				const struct pm_col_plan *pl = &plans[rp->attr_idx];
+				size_t k = i + 1;
+
+				while (k < nb && batch[k].attr_idx == rp->attr_idx && batch[k].size == pl->size)
+					k++;
+				if (be)
+					pm_columns_direct_rows(pl, rp, k - i, rows, true);
+				else
+					pm_columns_direct_rows(pl, rp, k - i, rows, false);
+				rows += k - i;
+				i = k;
+				continue;
+			}
+			i++;
+			rc = pm_columns_core(c, rp, &s, &present);
+			if (rc) {
+				c->skipped++;
+				if (src->strict)
+					break;
+				rc = 0;
+				continue;
+			}
+			{
+				uint64_t v[COL_BASE_COUNT];
+
+				pm_columns_base_vals(c, rp, &s, present, v);
+				for (j = 0; j < n64; j++)
+					memcpy(op[j].p + rows * op[j].stride, &v[op[j].src], 8);
+				for (; j < n64 + n32 + nmisc; j++) {
+					/* COL_EVENT (I32) keeps its low 32 bits, as a U32 does */
+					uint32_t x = (uint32_t)v[op[j].src];
+
+					memcpy(op[j].p + rows * op[j].stride, &x, 4);
+				}
+				for (; j < nop; j++)
+					op[j].p[rows * op[j].stride] = (uint8_t)v[op[j].src];
+			}
 			rows++;
-			continue;
 		}
-		rc = pm_columns_core(c, &r, &s, &present);
-		if (rc) {
-			c->skipped++;
-			if (src->strict)
-				break;
-			rc = 0;
-			continue;
-		}
-		{
-			uint64_t v[COL_BASE_COUNT];
-
-			pm_columns_base_vals(c, &r, &s, present, v);
-			for (j = 0; j < n64; j++)
-				memcpy(op[j].p + rows * op[j].stride, &v[op[j].src], 8);
-			for (; j < n64 + n32 + nmisc; j++) {
-				/* COL_EVENT (I32) keeps its low 32 bits, as a U32 does */
-				uint32_t x = (uint32_t)v[op[j].src];
-
-				memcpy(op[j].p + rows * op[j].stride, &x, 4);
-			}
-			for (; j < nop; j++)
-				op[j].p[rows * op[j].stride] = (uint8_t)v[op[j].src];
-		}
-		rows++;
+		if (rc < 0)
+			break;
 	}
 	free(plans);
 	*n = rows;

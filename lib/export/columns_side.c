@@ -195,6 +195,7 @@ int pm__columns_side_init(pm_columns *c, pm_sym *sym)
 	sd->sym = sym;
 	c->src.impl = sd;
 	c->src.next = side_next;
+	c->src.next_batch = NULL; /* side_next() sees every record */
 	c->src.nr_attrs = side_nr_attrs;
 	c->src.attr = side_attr;
 	c->src.plan = side_plan;

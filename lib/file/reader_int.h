@@ -122,6 +122,9 @@ struct pmf_bid { int32_t pid; uint16_t misc; uint8_t id[20]; size_t len; char *f
 struct pmf_pmumap { uint32_t type; char *name; };
 struct pmf_group { char *name; uint32_t leader, nr; };
 
+/* the most records pmf_source_next_batch() hands out at once */
+#define PMF_BATCH_MAX 256
+
 struct pm_file {
 	int fd;
 	/* How messages name the file: the path given to pm_file_open(),
@@ -212,6 +215,11 @@ struct pm_file {
 	struct pmf_chunk *last_out;
 	bool held;
 	struct pmf_rec held_rec;
+	/* chunks of records handed out in a batch (pmf_source_next_batch()),
+	 * released at the next call: every record of a batch stays valid
+	 * until then */
+	struct pmf_chunk *deferred[PMF_BATCH_MAX];
+	size_t ndeferred;
 
 
 	/* tracing data: the feature, or the last TRACING_DATA record */
@@ -402,6 +410,19 @@ static inline void pmf_classify(const pm_file *f, struct pmf_rec *r)
 	}
 }
 
+/* pmf_classify()'s attr index of a SAMPLE record of size bytes at p, the
+ * file having attrs (its time is not read). */
+static inline int32_t pmf_sample_attr(const pm_file *f, const uint8_t *p, uint32_t size)
+{
+	int ip, idx;
+
+	if (f->nr_ev == 1 || !f->ev[0].layout || (ip = f->ev[0].pos.id_pos) < 0 ||
+	    8 + 8 * (uint64_t)ip + 8 > size)
+		return 0;
+	idx = pmf_evsel_by_id(f, pm__ld64(p + 8 + 8 * (size_t)ip, f->be));
+	return idx < 0 ? -1 : idx;
+}
+
 /*
  * Stages 1-3 for the common record: a kernel record (no metadata, no
  * out-of-band data) lying wholly in the window, with no decompressed bytes
@@ -456,10 +477,43 @@ static inline void pmf_pop_out(pm_file *f, struct pmf_rec *r)
 	r->time = e->ts;
 }
 
+/* The chunks of the last batch's records released (pmf_pop_defer()). */
+static inline void pmf_q_release_deferred(pm_file *f)
+{
+	for (size_t i = 0; i < f->ndeferred; i++)
+		pmf_chunk_release(f, f->deferred[i]);
+	f->ndeferred = 0;
+}
+
+/* pmf_pop_out() for a batch (at most PMF_BATCH_MAX per batch): the chunk of
+ * the record handed out before is released only at the next call, so
+ * that the records handed out so far stay where they are. */
+static inline void pmf_pop_defer(pm_file *f, struct pmf_rec *r)
+{
+	const struct pmf_qent *e;
+
+	if (f->last_out) {
+		f->deferred[f->ndeferred++] = f->last_out;
+		f->last_out = NULL;
+	}
+	e = pmf_q_pop(f);
+	f->last_out = e->chunk;
+	r->data = e->data;
+	r->size = e->size;
+	r->type = e->type;
+	r->misc = e->misc;
+	r->from_comp = e->from_comp;
+	r->offset = e->offset;
+	r->attr_idx = e->attr_idx;
+	r->time = e->ts;
+}
+
 /* pmf_next(), with its common cases inline: the next record in file order
  * (raw order), or the next queued record due (time order). */
 static inline int pmf_next_inl(pm_file *f, struct pmf_rec *r)
 {
+	if (f->ndeferred)
+		pmf_q_release_deferred(f);
 	if (f->raw_order) {
 		if (!f->err && pmf_fast_next(f, r))
 			return 1;

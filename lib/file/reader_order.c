@@ -255,6 +255,7 @@ void pmf_q_free(pm_file *f)
 		for (size_t k = f->runs[i].head; k < f->runs[i].end; k++)
 			if (f->q[k].chunk)
 				pmf_chunk_release(f, f->q[k].chunk);
+	pmf_q_release_deferred(f);
 	if (f->last_out)
 		pmf_chunk_release(f, f->last_out);
 	free(f->q);
@@ -268,6 +269,7 @@ int pmf_next(pm_file *f, struct pmf_rec *r)
 {
 	int rc;
 
+	pmf_q_release_deferred(f);
 	if (f->last_out) {
 		pmf_chunk_release(f, f->last_out);
 		f->last_out = NULL;

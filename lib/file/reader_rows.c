@@ -64,6 +64,89 @@ static int pmf_source_next(void *impl, struct pm__srec *o)
 	return 1;
 }
 
+/* One SAMPLE record of the batch, as pmf_source_next() hands it out. */
+static inline void pmf_source_out(const pm_file *f, const struct pmf_rec *r, struct pm__srec *o)
+{
+	o->data = r->data;
+	o->plan = r->attr_idx >= 0 && (size_t)r->attr_idx < f->nr_ev ? f->ev[r->attr_idx].layout : NULL;
+	o->offset = r->offset;
+	o->size = r->size;
+	o->attr_idx = r->attr_idx;
+	o->misc = r->misc;
+	o->from_comp = r->from_comp;
+}
+
+/*
+ * The records pmf_source_next() would give, up to cap at once, with no
+ * call per record.  The first record comes from the general path (which
+ * may move the window, decompress, take metadata into account or free a
+ * chunk); the others only from what leaves every earlier record of the
+ * batch in place: in file order the records lying wholly in the window
+ * (pmf_fast_next(), which only moves win_pos), in time order the queued
+ * records due now (pops, their chunks released at the next call:
+ * pmf_q_release_deferred()).  The batch ends where neither applies.
+ */
+static int pmf_source_next_batch(void *impl, struct pm__srec *o, size_t cap)
+{
+	pm_file *f = impl;
+	struct pmf_rec r;
+	size_t n = 0;
+	int rc;
+
+	if (cap > PMF_BATCH_MAX)
+		cap = PMF_BATCH_MAX;
+	do {
+		rc = pmf_next_inl(f, &r);
+		if (rc <= 0)
+			return rc;
+	} while (r.type != PM_RECORD_SAMPLE);
+	pmf_source_out(f, &r, &o[n++]);
+	if (f->raw_order) {
+		/* pmf_fast_next()'s records, walked here: only win_pos moves */
+		const uint8_t *w = f->win;
+		size_t pos = f->win_pos, end = f->win_end;
+		bool be = f->be;
+
+		if (f->err || !f->nr_ev || f->dpos < f->dend || f->zin_pos < f->zin_size || f->zmore)
+			return (int)n;
+		while (n < cap && end - pos >= 8) {
+			const uint8_t *p = w + pos;
+			uint32_t type = pm__ld32(p, be);
+			uint16_t size = pm__ld16(p + 6, be);
+			struct pm__srec *x;
+			int32_t idx;
+
+			if (type >= PM_RECORD_USER_TYPE_START || size < 8 || size > end - pos)
+				break;
+#if defined(__GNUC__) || defined(__clang__)
+			__builtin_prefetch(p + 2048);
+#endif
+			pos += size;
+			if (type != PM_RECORD_SAMPLE)
+				continue;
+			idx = pmf_sample_attr(f, p, size);
+			x = &o[n++];
+			x->data = p;
+			x->plan = idx >= 0 ? f->ev[idx].layout : NULL;
+			x->offset = f->win_off + (size_t)(p - w);
+			x->size = size;
+			x->attr_idx = idx;
+			x->misc = pm__ld16(p + 4, be);
+			x->from_comp = false;
+		}
+		f->win_pos = pos;
+	} else {
+		/* pmf_next_inl() released the chunks deferred before */
+		while (n < cap && f->ndeferred < PMF_BATCH_MAX && f->draining && f->rhn &&
+		       f->rheap[0].ts <= f->limit) {
+			pmf_pop_defer(f, &r);
+			if (r.type == PM_RECORD_SAMPLE)
+				pmf_source_out(f, &r, &o[n++]);
+		}
+	}
+	return (int)n;
+}
+
 static size_t pmf_source_nr_attrs(const void *impl)
 {
 	return ((const pm_file *)impl)->nr_ev;
@@ -104,6 +187,7 @@ void pm__source_file(struct pm__source *s, pm_file *f)
 	s->be = f->be;
 	s->file_offsets = true;
 	s->next = pmf_source_next;
+	s->next_batch = pmf_source_next_batch;
 	s->nr_attrs = pmf_source_nr_attrs;
 	s->attr = pmf_source_attr;
 	s->plan = pmf_source_plan;

@@ -43,6 +43,13 @@ struct pm__source {
 	 * now); <0 an error of the source (records before it were handed out;
 	 * the next call goes on after the bad one). */
 	int (*next)(void *impl, struct pm__srec *r);
+	/* Optional (NULL: next() one at a time): up to cap (> 0) SAMPLE
+	 * records, those next() would give, into r[0, n); returns n > 0, 0
+	 * at the end or <0 an error met before any record of this call (an
+	 * error after some is returned by the next call, with its message;
+	 * the records are valid until that call).  A source that wraps
+	 * another clears it unless it wraps it too. */
+	int (*next_batch)(void *impl, struct pm__srec *r, size_t cap);
 	/* The attrs known now (a pipe stream learns more as it goes). */
 	size_t (*nr_attrs)(const void *impl);
 	const struct pm_attr *(*attr)(const void *impl, size_t idx);
