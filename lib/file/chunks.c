@@ -232,14 +232,16 @@ static inline int pmc_rec(struct pmc_scan *sc, const struct pmf_rec *r)
 	return 0;
 }
 
-/* User record types the mapped scan steps over by their size: none of them
- * carries data after it, changes the id map or starts a zstd stream. */
+/* User record types the windowed scan steps over by their size: none of them
+ * carries data after it, changes the id map or starts a zstd stream
+ * (ID_INDEX: the reader learns nothing from it either, reader_meta.c). */
 static bool pmc_plain_user(uint32_t type)
 {
 	switch (type) {
 	case PM_RECORD_HEADER_EVENT_TYPE:
 	case PM_RECORD_HEADER_BUILD_ID:
 	case PM_RECORD_FINISHED_ROUND:
+	case PM_RECORD_ID_INDEX:
 	case PM_RECORD_AUXTRACE_INFO:
 	case PM_RECORD_AUXTRACE_ERROR:
 	case PM_RECORD_THREAD_MAP:

@@ -5,25 +5,38 @@ workers and by the C reader (pm_columns_opts.threads) on 1 and 2 threads.
 Not a ctest (it records about 2 x MB of perf.data).
 
     PYTHONPATH=BUILD/python /usr/bin/python3 tests/bench/bench_dask.py BUILD [--mb 1024]
-        [--files 16] [--kind dwarf|g|plain] [--dir DIR] [--reps 3]
+        [--files 16] [--kind dwarf|g|plain] [--dir DIR] [--reps 5] [--no-dask]
 
 Two sets of real perf recordings of two spinning processes (task-clock):
 `many` (FILES files of MB/FILES each) and `large` (one file of MB), kept in
 DIR (default /tmp/pm-bench-dask) and reused when present.  KIND: `dwarf`
 (perf record --call-graph dwarf,512: ~750-byte samples, the default, so that
 a GB records in about 30 s), `g` (frame-pointer callchains) or `plain`
-(~56-byte samples; slow to grow).  Prints, per set and leg: wall seconds
-(best of REPS), MB/s, samples/s, speed-up over one worker/thread, peak RSS
-per worker (the C reader: the process), and for Dask the CPU time of the
-busiest worker: on a machine shared with other work, the CPU speed-up (one
-worker's CPU time over the busiest of two) is what two idle cores would
-give, the wall-time speed-up what this machine gave.  The Dask legs count every
-partition's rows (`ddf.map_partitions(len)`: every column decoded and
-converted to pandas), with `divisions=False` (each file's chunk index is
-a task on a worker); the time of read_samples() itself (headers only, on
-the client) is given apart and included in the total; the workers import
-profileme before the clock starts (as long-lived workers have).  Each
-line ends with the load average before and after the leg.
+(~56-byte samples; slow to grow).
+
+Legs, per set: the C reader (bench_chunks) with 1 and 2 threads, and its two
+floors: `io` (pread of the data bytes only, 1 and 2 threads: what any reader
+of the page cache pays) and `scan` (the chunk index alone, 1 and 2 pieces:
+the pass the threaded reader makes before it decodes); Dask read_samples()
+on a LocalCluster of 1 and of 2 worker processes (one thread each, both
+clusters started and warmed before the clock: long-lived workers), every
+partition's rows counted with map_partitions(len) (every column decoded
+and converted to pandas), divisions as the default "auto" chooses them (the
+16 files: False, each file's chunk index a task on a worker; the one file:
+True, its index built by the client in one piece per CPU, in the time counted).  The legs are interleaved: each of REPS rounds runs every leg
+once, in an order rotated from round to round, so that a change of the
+machine's load hits every leg alike.
+
+Per leg: wall seconds (fastest and median of the rounds), CPU seconds
+(user + system; fastest round; Dask: every worker plus this process, which
+runs the client and the scheduler; and the busiest worker), MB/s and
+samples/s of the fastest wall, peak RSS (the process; Dask: the largest
+worker), the load average over the leg.  Per set and pair of legs: the wall
+speed-up 1 -> 2, and the CPU bound: the best wall speed-up two idle cores
+can give with the CPU the legs took (one-leg CPU over the larger of half
+the two-leg CPU and its busiest worker), which a loaded machine does not
+distort much.  The wall speed-up is only meaningful on an idle machine
+(compare the load figures).
 """
 import argparse
 import os
@@ -51,15 +64,14 @@ def record(path, mb, kind, spin):
     raise SystemExit("cannot grow %s to %d MB" % (path, mb))
 
 
-def c_leg(bench, threads, paths, reps):
-    best = None
-    for _ in range(reps):
-        out = subprocess.run([bench, str(threads)] + paths, check=True,
-                             stdout=subprocess.PIPE).stdout.decode().split()
-        d = dict(zip(out[0::2], out[1::2]))
-        if best is None or float(d["wall_s"]) < float(best["wall_s"]):
-            best = d
-    return best
+def c_run(bench, mode, threads, paths):
+    argv = [bench] + ([mode] if mode else []) + [str(threads)] + paths
+    out = subprocess.run(argv, check=True, stdout=subprocess.PIPE).stdout.decode().split()
+    d = dict(zip(out[0::2], out[1::2]))
+    return {"wall_s": float(d["wall_s"]), "cpu_s": float(d["cpu_s"]),
+            "cpu_max": float(d["cpu_s"]), "samples": int(d["samples"]),
+            "peak_rss_kb": int(d["peak_rss_kb"]), "read_bytes": int(d.get("read_bytes", 0)),
+            "extra": "read %.2f GB" % (int(d.get("read_bytes", 0)) / 1e9)}
 
 
 def _cpu():
@@ -67,33 +79,44 @@ def _cpu():
     return r.ru_utime + r.ru_stime
 
 
-def dask_leg(paths, workers, reps, chunk_bytes):
-    import dask
-    import distributed
-    import profileme.dask as pmd
-    best = None
-    with dask.config.set({"distributed.comm.timeouts.connect": "120s"}):
-        for _ in range(reps):
-            with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                          dashboard_address=None, silence_logs=40,
-                                          memory_limit=0) as cl, \
-                    distributed.Client(cl) as client:
-                # long-lived workers have the modules loaded: not timed
-                client.run(lambda: __import__("profileme.dask"))
-                cpu0 = client.run(_cpu)
-                t0 = time.monotonic()
-                # the chunk indexes are tasks on the workers (no scan on the client)
-                ddf = pmd.read_samples(paths, chunk_bytes=chunk_bytes, divisions=False)
-                t1 = time.monotonic()
-                n = int(ddf.map_partitions(len).compute().sum())
-                t2 = time.monotonic()
-                rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-                cpu = [v - cpu0[k] for k, v in client.run(_cpu).items()]
-            r = {"scan_s": t1 - t0, "wall_s": t2 - t0, "samples": n, "cpu_max": max(cpu),
-                 "cpu_sum": sum(cpu), "parts": ddf.npartitions, "peak_rss_kb": max(rss.values())}
-            if best is None or r["wall_s"] < best["wall_s"]:
-                best = r
-    return best
+class DaskLeg:
+    """A LocalCluster of `workers` worker processes, started and warmed once."""
+
+    def __init__(self, workers):
+        import dask
+        import distributed
+        dask.config.set({"distributed.comm.timeouts.connect": "120s"})
+        self.cl = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                           processes=True, dashboard_address=None,
+                                           silence_logs=40, memory_limit=0)
+        self.client = distributed.Client(self.cl, set_as_default=False)
+        # long-lived workers have the modules loaded: not timed
+        self.client.run(lambda: __import__("profileme.dask"))
+
+    def run(self, paths, chunk_bytes):
+        import profileme.dask as pmd
+        c = self.client
+        cpu0, me0 = c.run(_cpu), _cpu()
+        t0 = time.monotonic()
+        with c.as_current():    # two clients are alive: this one computes
+            # divisions="auto" (the default): many files, each file's index a task;
+            # one file, its index here (in pieces, one per CPU)
+            ddf = pmd.read_samples(paths, chunk_bytes=chunk_bytes)
+            t1 = time.monotonic()
+            n = int(c.compute(ddf.map_partitions(len)).result().sum())
+        t2 = time.monotonic()
+        cpu = [v - cpu0[k] for k, v in c.run(_cpu).items()]
+        me = _cpu() - me0
+        rss = c.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        return {"wall_s": t2 - t0, "cpu_s": sum(cpu) + me, "cpu_max": max(cpu), "samples": n,
+                "peak_rss_kb": max(rss.values()),
+                "extra": "%d partitions, graph %.3f s, client+scheduler CPU %.3f s, "
+                         "workers %s s" % (ddf.npartitions, t1 - t0, me,
+                                           "/".join("%.3f" % x for x in sorted(cpu)))}
+
+    def close(self):
+        self.client.close()
+        self.cl.close()
 
 
 def main():
@@ -103,8 +126,9 @@ def main():
     ap.add_argument("--files", type=int, default=16)
     ap.add_argument("--kind", default="dwarf", choices=["dwarf", "g", "plain"])
     ap.add_argument("--dir", default="/tmp/pm-bench-dask")
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--chunk-mb", type=int, default=64)
+    ap.add_argument("--no-dask", action="store_true", help="the C legs only")
     a = ap.parse_args()
     bench = os.path.join(a.build, "tests", "bench", "bench_chunks")
     if not os.path.exists(bench):
@@ -126,37 +150,72 @@ def main():
             if not os.path.exists(p) or os.path.getsize(p) < 0.9 * each * 1048576:
                 print("recording %s (%d MB)" % (p, each), file=sys.stderr)
                 record(p, each, a.kind, spin)
-    print("kind %s, %d MB chunks for Dask, 8 MiB chunks for the C reader; machine: %d CPUs, "
-          "load average %.1f (shared: figures vary with its load)"
-          % (a.kind, a.chunk_mb, os.cpu_count(), os.getloadavg()[0]))
-    print("%-6s %-14s %8s %9s %12s %8s %12s" % ("set", "leg", "wall_s", "MB/s", "samples/s",
-                                                 "speedup", "peak_rss_MB"))
+    # warm the page cache: every leg reads from memory
+    for paths in sets.values():
+        for p in paths:
+            with open(p, "rb") as f:
+                while f.read(8 << 20):
+                    pass
+    legs = []
     for name, paths in sets.items():
-        mb = sum(os.path.getsize(p) for p in paths) / 1048576.0
-        base = None
-        for t in (1, 2):
-            l0 = os.getloadavg()[0]
-            r = c_leg(bench, t, paths, a.reps)
-            w = float(r["wall_s"])
-            base = base or w
-            print("%-6s %-14s %8.3f %9.1f %12.0f %8.2f %12.1f   (CPU %.3f s; load %.1f-%.1f)" % (
-                name, "C -j%d" % t, w, mb / w, int(r["samples"]) / w, base / w,
-                int(r["peak_rss_kb"]) / 1024.0, float(r["cpu_s"]), l0, os.getloadavg()[0]))
-            sys.stdout.flush()
-        base = cbase = None
+        for mode, label in (("--io", "C io"), ("--scan", "C scan"), (None, "C read")):
+            for t in (1, 2):
+                legs.append((name, "%s -j%d" % (label, t),
+                             (lambda paths=paths, mode=mode, t=t: c_run(bench, mode, t, paths))))
+    clusters = {}
+    if not a.no_dask:
         for wk in (1, 2):
-            l0 = os.getloadavg()[0]
-            r = dask_leg(paths, wk, a.reps, a.chunk_mb << 20)
-            w = r["wall_s"]
-            base = base or w
-            cbase = cbase or r["cpu_max"]
-            print("%-6s %-14s %8.3f %9.1f %12.0f %8.2f %12.1f   (%d partitions, build %.3f s; "
-                  "worker CPU max %.3f s sum %.3f s: CPU speed-up %.2f; load %.1f-%.1f)" % (
-                      name, "dask %d worker%s" % (wk, "s" if wk > 1 else ""), w, mb / w,
-                      r["samples"] / w, base / w, r["peak_rss_kb"] / 1024.0, r["parts"],
-                      r["scan_s"], r["cpu_max"], r["cpu_sum"], cbase / r["cpu_max"], l0,
-                      os.getloadavg()[0]))
-            sys.stdout.flush()
+            clusters[wk] = DaskLeg(wk)
+        for name, paths in sets.items():
+            for wk in (1, 2):
+                legs.append((name, "dask %dw" % wk,
+                             (lambda paths=paths, wk=wk:
+                              clusters[wk].run(paths, a.chunk_mb << 20))))
+    print("kind %s, %d MB chunks for Dask, 8 MiB chunks for the C reader; machine: %d CPUs, "
+          "%d rounds, legs interleaved; load average %.1f at the start"
+          % (a.kind, a.chunk_mb, os.cpu_count(), a.reps, os.getloadavg()[0]))
+    res = {k: [] for k in range(len(legs))}
+    loads = {k: [] for k in range(len(legs))}
+    try:
+        for r in range(a.reps):
+            order = list(range(len(legs)))
+            order = order[r % len(order):] + order[:r % len(order)]
+            if r % 2:
+                order.reverse()
+            for k in order:
+                l0 = os.getloadavg()[0]
+                res[k].append(legs[k][2]())
+                loads[k] += [l0, os.getloadavg()[0]]
+    finally:
+        for c in clusters.values():
+            c.close()
+    print("%-6s %-12s %8s %8s %8s %8s %8s %11s %8s  %s" % (
+        "set", "leg", "wall_min", "wall_med", "cpu_s", "cpu_max", "MB/s", "samples/s",
+        "rss_MB", "load / detail"))
+    best = {}
+    for k, (name, label, _) in enumerate(legs):
+        rs = res[k]
+        w = sorted(x["wall_s"] for x in rs)
+        b = min(rs, key=lambda x: x["wall_s"])
+        cpu = min(x["cpu_s"] for x in rs)
+        cmax = min(x["cpu_max"] for x in rs)
+        mb = sum(os.path.getsize(p) for p in sets[name]) / 1048576.0
+        best[(name, label)] = (w[0], cpu, cmax)
+        print("%-6s %-12s %8.3f %8.3f %8.3f %8.3f %8.0f %11.0f %8.1f  load %.1f-%.1f; %s" % (
+            name, label, w[0], w[len(w) // 2], cpu, cmax, mb / w[0], b["samples"] / w[0],
+            b["peak_rss_kb"] / 1024.0, min(loads[k]), max(loads[k]), b["extra"]))
+    print("speed-ups 1 -> 2 (wall: this machine now; CPU bound: what two idle cores can give "
+          "with this CPU)")
+    for name in sets:
+        for one, two in (("C io -j1", "C io -j2"), ("C scan -j1", "C scan -j2"),
+                         ("C read -j1", "C read -j2"), ("dask 1w", "dask 2w")):
+            if (name, one) not in best or (name, two) not in best:
+                continue
+            w1, c1, _ = best[(name, one)]
+            w2, c2, m2 = best[(name, two)]
+            bound = c1 / max(c2 / 2, m2 if two.startswith("dask") else 0)
+            print("  %-6s %-22s wall %.2fx   CPU %.3f -> %.3f s: bound %.2fx" % (
+                name, one.rsplit(" ", 1)[0] + " 1->2", w1 / w2, c1, c2, bound))
 
 
 if __name__ == "__main__":

@@ -1421,6 +1421,19 @@ START_TEST(test_chunk_index_parallel)
 	ck_assert_int_eq(pm_writer_open(&w, path, NULL), 0);
 	ck_assert_int_eq(pm_writer_add_attr(w, &a, "task-clock", &id, 1), 0);
 	ck_assert_int_eq(pm_writer_begin(w), 0);
+	{
+		/* perf record writes an ID_INDEX first: {nr, {id, idx, cpu, tid}} (the
+		 * windowed scan once stopped there and every real file took the
+		 * reader's scan) */
+		uint8_t r[48] = { 0 };
+
+		pm__st32(r, PM_RECORD_ID_INDEX, be);
+		pm__st16(r + 6, sizeof(r), be);
+		pm__st64(r + 8, 1, be);
+		pm__st64(r + 16, id, be);
+		pm__st64(r + 40, 11, be);
+		ck_assert_int_eq(pm_writer_write(w, r, sizeof(r)), 0);
+	}
 	ck_write_recs(w, be);
 	ck_assert_int_eq(pm_writer_finish(w), 0);
 	pm_writer_close(w);
