@@ -92,6 +92,13 @@ static int rpt_cb(void *user, const struct rep_sample *s)
 	return rep_agg_add(&r->agg, s) ? 1 : 0;
 }
 
+static int rpt_cb_n(void *user, const struct rep_sample *s, uint64_t n, uint64_t period)
+{
+	struct rpt *r = user;
+
+	return rep_agg_add_n(&r->agg, s, n, period) ? 1 : 0;
+}
+
 static const char *rpt_trap_list(const struct rep_entry *e, char *buf, size_t cap)
 {
 	size_t used = 0;
@@ -698,7 +705,7 @@ int cmd_report(int argc, char **argv)
 	if (rep_agg_init(&r.agg, r.keys, pm_file_nr_attrs(rep_file(c))))
 		goto done;
 	/* damage: the report of the samples before it, then exit 1 */
-	damaged = rep_run(c, rpt_cb, &r) != 0;
+	damaged = rep_run_n(c, rpt_cb, rpt_cb_n, &r) != 0;
 	if (!o.quiet && rep_bad_payloads(c))
 		fprintf(stderr, "profileme report: %" PRIu64 " samples of a ProfileMe event have a raw "
 				"payload that is not a ProfileMe sample\n", rep_bad_payloads(c));

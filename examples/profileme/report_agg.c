@@ -288,6 +288,11 @@ static int rep_ibs_add(struct rep_ibs_agg *g, const struct rep_ibs *b)
 
 int rep_agg_add(struct rep_agg *a, const struct rep_sample *s_in)
 {
+	return rep_agg_add_n(a, s_in, 1, s_in->period);
+}
+
+int rep_agg_add_n(struct rep_agg *a, const struct rep_sample *s_in, uint64_t n, uint64_t period)
+{
 	struct rep_entry *e = NULL;
 	struct rep_sample moved;
 	const struct rep_sample *s = s_in;
@@ -342,10 +347,10 @@ int rep_agg_add(struct rep_agg *a, const struct rep_sample *s_in)
 		e = &a->e[a->n - 1];
 	}
 	a->last = (size_t)(e - a->e) + 1;
-	e->samples++;
-	e->period += s->period;
-	a->ev_samples[ev]++;
-	a->ev_period[ev] += s->period;
+	e->samples += n;
+	e->period += period;
+	a->ev_samples[ev] += n;
+	a->ev_period[ev] += period;
 	if (s->is_pm) {
 		const struct pm_profileme_sample *p = &s->pm;
 

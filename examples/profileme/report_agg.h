@@ -83,6 +83,9 @@ struct rep_agg {
 
 int rep_agg_init(struct rep_agg *a, unsigned keys, size_t nr_events);
 int rep_agg_add(struct rep_agg *a, const struct rep_sample *s);
+/* n samples like s of periods summing to period (neither ProfileMe nor IBS:
+ * their payloads are added one sample at a time, n = 1). */
+int rep_agg_add_n(struct rep_agg *a, const struct rep_sample *s, uint64_t n, uint64_t period);
 /* Sort the entries: per event, then period, samples, names. */
 void rep_agg_sort(struct rep_agg *a);
 void rep_agg_free(struct rep_agg *a);

@@ -50,6 +50,12 @@ struct rep_ctx {
 	uint64_t nsamples, bad_samples; /* samples read; not counted (damaged, undecodable) */
 	uint64_t ndamaged;              /* of them damaged (said up to 10 times) */
 	uint64_t *undec;                /* per attr: samples of an undecodable layout */
+	uint64_t *fixed_period;         /* per attr: the period of a sample without PERIOD */
+	bool no_core;                   /* PROFILEME_REPORT_NO_CORE: pm_file_sample() whole */
+	bool no_preagg;                 /* PROFILEME_REPORT_NO_SUM: every sample to cb alone */
+	struct rep_pre *pre;            /* rep_run_n(): samples alike, in order of their first */
+	size_t pre_n;
+	uint32_t *pre_tab;              /* open addressing: entry + 1 */
 	size_t nundec;
 	bool synthetic;
 	char arch[128];
@@ -216,7 +222,7 @@ const char *rep_ibs_pgsz_name(struct rep_ctx *c, int code)
 }
 
 /* Decode an IBS payload into s->ibs and charge it (pm_ibs_attribute). */
-static int rep_ibs_decode(struct rep_ctx *c, const pm_raw_decoder *d, const struct pm_sample *smp,
+static int rep_ibs_decode(struct rep_ctx *c, const pm_raw_decoder *d, const struct pm_sample_core *smp,
 			  struct rep_sample *s)
 {
 	struct pm_ibs_attribution a = { .sz = sizeof(a) };
@@ -224,8 +230,8 @@ static int rep_ibs_decode(struct rep_ctx *c, const pm_raw_decoder *d, const stru
 	uint8_t pr[128];
 	struct rep_ibs *b = &s->ibs;
 
-	if (pm_ibs_attribute(d, c->raw, smp->raw.data, smp->raw.size, smp->ip, &a) ||
-	    pm_raw_decode_row(d, c->raw, smp->raw.data, smp->raw.size, v, pr, 128) < 0)
+	if (pm_ibs_attribute(d, c->raw, smp->raw, smp->raw_size, smp->ip, &a) ||
+	    pm_raw_decode_row(d, c->raw, smp->raw, smp->raw_size, v, pr, 128) < 0)
 		return -1;
 	memset(b, 0, sizeof(*b));
 	b->kind = a.kind;
@@ -349,6 +355,24 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 		rep_close(c);
 		return 1;
 	}
+	c->fixed_period = calloc(c->nr_attrs ? c->nr_attrs : 1, sizeof(*c->fixed_period));
+	if (!c->fixed_period) {
+		rep_close(c);
+		return 1;
+	}
+	for (size_t i = 0; i < c->nr_attrs; i++) {
+		/* A fixed period (-c) is not written in each sample. */
+		const struct pm_attr *at = pm_file_attr(c->f, i);
+
+		c->fixed_period[i] = at && !(at->flags & PM_ATTR_FREQ) && at->sample_period ?
+					     at->sample_period : 1;
+	}
+	/* PROFILEME_REPORT_NO_CORE=1: every sample parsed whole by
+	 * pm_file_sample() (the general path tests/cli compare with). */
+	c->no_core = getenv("PROFILEME_REPORT_NO_CORE") != NULL;
+	/* PROFILEME_REPORT_NO_SUM=1: rep_run_n() hands every sample to cb
+	 * alone (the general path of the sums; tests/cli). */
+	c->no_preagg = getenv("PROFILEME_REPORT_NO_SUM") != NULL;
 	c->ibs_op = pm_raw_decoder_find("ibs_op");
 	c->ibs_fetch = pm_raw_decoder_find("ibs_fetch");
 	rep_ibs_fields(c);
@@ -428,6 +452,9 @@ void rep_close(struct rep_ctx *c)
 	free(c->is_pm);
 	free(c->ibs);
 	free(c->undec);
+	free(c->fixed_period);
+	free(c->pre);
+	free(c->pre_tab);
 	free(c->comms);
 	while (c->strs) {
 		struct rep_str *n = c->strs->next;
@@ -520,11 +547,180 @@ static inline void rep_zero(void *p, size_t n)
 	memset(b + i, 0, n - i);
 }
 
+/* The symbol, module and level of a sample, from its charged address. */
+static void rep_resolve(struct rep_ctx *c, struct rep_sample *s)
+{
+	s->sym = "[unknown]";
+	s->dso = "[unknown]";
+	s->dso_addr = s->addr;
+	if (s->is_pm && s->pm_charge == PM_PROFILEME_CHARGE_PALCODE) {
+		/* A physical PALcode address: no symbol table covers it. */
+		s->dso = "[PALcode]";
+		s->sym = "[PALcode]";
+		s->level = 'k';
+	} else if (c->sym) {
+		struct pm_sym_result r = { .sz = sizeof(r) };
+		uint32_t how = 0;
+		int mode = s->cpumode;
+
+		if (s->is_pm)
+			mode = (s->addr >> 63) ? PM_RECORD_MISC_KERNEL : PM_RECORD_MISC_USER;
+		s->level = rep_level(mode);
+		how = pm_sym_lookup_how(mode);
+		if (cli_sym_lookup(&c->memo, c->sym, (int32_t)s->pid, s->addr, how, &r) == 0) {
+			s->sym = r.name ? r.name : "[unknown]";
+			s->dso = r.dso ? r.dso : "[unknown]";
+			s->dso_addr = r.dso_addr;
+			s->sym_start = r.sym_start;
+			s->sym_known = !(r.flags & PM_SYM_UNKNOWN);
+			if (r.flags & PM_SYM_NO_MAP)
+				s->dso_addr = s->addr;
+		}
+	} else if (s->level == 'k') {
+		s->dso = "[kernel.kallsyms]";
+	}
+}
+
+/* The fields of a sample the report reads: pm_file_sample_core(), or
+ * (no_core) the same fields of pm_file_sample()'s whole parse. */
+static int rep_sample_core(struct rep_ctx *c, const struct pm_file_record *rec, struct pm_sample_core *o)
+{
+	struct pm_sample smp;
+
+	if (!c->no_core)
+		return pm_file_sample_core(c->f, rec, o);
+	smp.sz = sizeof(smp); /* pm_sample_parse() zeroes the rest */
+	if (pm_file_sample(c->f, rec, &smp) < 0)
+		return -1;
+	memset(o, 0, sizeof(*o));
+	o->sz = sizeof(*o);
+	o->present = smp.present;
+	o->misc = smp.misc;
+	o->id = smp.id;
+	o->ip = smp.ip;
+	o->time = smp.time;
+	o->addr = smp.addr;
+	o->period = smp.period;
+	o->pid = smp.pid;
+	o->tid = smp.tid;
+	o->cpu = smp.cpu;
+	if (smp.present & PM_SAMPLE_RAW) {
+		o->raw = smp.raw.data;
+		o->raw_size = smp.raw.size;
+	}
+	return 0;
+}
+
+/* ---- samples alike, summed between two other records (rep_run_n) ---- */
+
+#define REP_PRE_SLOTS 4096u  /* power of two */
+#define REP_PRE_MAX 2048u    /* entries before a flush: half the slots */
+
+/* attr_mode: the attr index << 8 | the cpumode (attr indexes below 2^24). */
+struct rep_pre {
+	uint64_t ip, period;
+	uint32_t pid, tid;
+	uint32_t n, attr_mode;
+};
+
+static size_t rep_pre_slot(uint64_t ip, uint32_t pid, uint32_t tid, uint32_t attr_mode)
+{
+	uint64_t h = ip ^ ((uint64_t)pid << 32 | tid) * 0xC2B2AE3D27D4EB4Full ^
+		     (uint64_t)attr_mode * 0x165667B19E3779F9ull;
+
+	/* the finaliser of MurmurHash3 (public domain), on 64 bits */
+	h ^= h >> 33;
+	h *= 0xFF51AFD7ED558CCDull;
+	h ^= h >> 33;
+	return (size_t)h & (REP_PRE_SLOTS - 1);
+}
+
+/* Hand out every summed entry, in the order of its first sample, and empty
+ * the table; returns the first nonzero answer of cbn. */
+static int rep_pre_flush(struct rep_ctx *c, rep_cb_n cbn, void *user)
+{
+	struct rep_sample s;
+	int stop = 0;
+
+	memset(&s, 0, sizeof(s));
+	for (size_t i = 0; i < c->pre_n; i++) {
+		const struct rep_pre *p = &c->pre[i];
+
+		if (stop)
+			continue;
+		rep_zero(&s, offsetof(struct rep_sample, pm));
+		s.event_idx = (int)(p->attr_mode >> 8);
+		s.pid = p->pid;
+		s.tid = p->tid;
+		s.ip = s.addr = p->ip;
+		s.period = p->period;
+		s.cpumode = (int)(p->attr_mode & 0xff);
+		s.level = rep_level(s.cpumode);
+		s.comm = rep_get_comm(c, p->tid);
+		rep_resolve(c, &s);
+		stop = cbn(user, &s, p->n, p->period);
+	}
+	if (c->pre_n * 8 < REP_PRE_SLOTS) {
+		for (size_t i = 0; i < c->pre_n; i++) {
+			const struct rep_pre *p = &c->pre[i];
+			size_t j = rep_pre_slot(p->ip, p->pid, p->tid, p->attr_mode);
+
+			while (c->pre_tab[j] != i + 1)
+				j = (j + 1) & (REP_PRE_SLOTS - 1);
+			c->pre_tab[j] = 0;
+		}
+	} else {
+		memset(c->pre_tab, 0, REP_PRE_SLOTS * sizeof(*c->pre_tab));
+	}
+	c->pre_n = 0;
+	return stop;
+}
+
+/* One more sample of the table (0), or -1 when it is full (flush first). */
+static int rep_pre_add(struct rep_ctx *c, const struct pm_sample_core *smp, uint32_t attr_mode,
+		       uint64_t period)
+{
+	size_t j = rep_pre_slot(smp->ip, smp->pid, smp->tid, attr_mode);
+	struct rep_pre *p;
+
+	for (;; j = (j + 1) & (REP_PRE_SLOTS - 1)) {
+		uint32_t k = c->pre_tab[j];
+
+		if (!k)
+			break;
+		p = &c->pre[k - 1];
+		if (p->ip == smp->ip && p->pid == smp->pid && p->tid == smp->tid &&
+		    p->attr_mode == attr_mode) {
+			if (p->n == UINT32_MAX || p->period > UINT64_MAX - period)
+				return -1; /* handed out, then counted afresh */
+			p->n++;
+			p->period += period;
+			return 0;
+		}
+	}
+	if (c->pre_n >= REP_PRE_MAX)
+		return -1;
+	p = &c->pre[c->pre_n++];
+	p->ip = smp->ip;
+	p->pid = smp->pid;
+	p->tid = smp->tid;
+	p->attr_mode = attr_mode;
+	p->n = 1;
+	p->period = period;
+	c->pre_tab[j] = (uint32_t)c->pre_n;
+	return 0;
+}
+
 int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
+{
+	return rep_run_n(c, cb, NULL, user);
+}
+
+int rep_run_n(struct rep_ctx *c, rep_cb cb, rep_cb_n cbn, void *user)
 {
 	struct pm_file_record rec = { .sz = sizeof(rec) };
 	struct pm_file_info fi = { .sz = sizeof(fi) };
-	struct pm_sample smp;
+	struct pm_sample_core smp = { .sz = sizeof(smp) };
 	struct rep_sample s;
 	struct cli_progress prog;
 	uint64_t nrec = 0, nsamples = 0;
@@ -532,23 +728,49 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 	int rc;
 
 	memset(&s, 0, sizeof(s));
+	if (c->no_preagg)
+		cbn = NULL;
+	if (cbn && !c->pre) {
+		c->pre = malloc(REP_PRE_MAX * sizeof(*c->pre));
+		c->pre_tab = calloc(REP_PRE_SLOTS, sizeof(*c->pre_tab));
+		if (!c->pre || !c->pre_tab)
+			cbn = NULL; /* no memory: one sample at a time, the same sums */
+	}
 	pm_file_get_info(c->f, &fi);
 	cli_progress_init(&prog, c->o.cmd, c->o.quiet);
 	while ((rc = pm_file_next(c->f, &rec)) > 0) {
 		if (prog.on && !(++nrec & 0xfff))
 			cli_progress_update(&prog, rec.offset, fi.file_size, nsamples);
 		if (rec.type != PM_RECORD_SAMPLE) {
-			if (rec.type < PM_RECORD_USER_TYPE_START)
+			if (rec.type < PM_RECORD_USER_TYPE_START) {
+				/* the summed samples saw the maps and names before it */
+				if (c->pre_n && rep_pre_flush(c, cbn, user))
+					break;
 				rep_side_record(c, &rec);
+			}
 			continue;
 		}
-		smp.sz = sizeof(smp); /* pm_sample_parse() zeroes the rest */
 		c->nsamples++;
-		if (pm_file_sample(c->f, &rec, &smp) < 0) {
+		if (rep_sample_core(c, &rec, &smp) < 0) {
 			rep_bad_sample(c, &rec);
 			continue;
 		}
 		nsamples++;
+		if (cbn && !c->is_pm[rec.attr_idx] && !c->ibs[rec.attr_idx] && rec.attr_idx < (1 << 24)) {
+			uint64_t period = (smp.present & PM_SAMPLE_PERIOD) ? smp.period :
+									      c->fixed_period[rec.attr_idx];
+			uint32_t am = (uint32_t)rec.attr_idx << 8 | (smp.misc & PM_RECORD_MISC_CPUMODE_MASK);
+
+			if (rep_pre_add(c, &smp, am, period) == 0)
+				continue;
+			if (rep_pre_flush(c, cbn, user))
+				break;
+			rep_pre_add(c, &smp, am, period); /* an empty table has room */
+			continue;
+		}
+		/* a sample handed out alone comes after the summed ones before it */
+		if (c->pre_n && rep_pre_flush(c, cbn, user))
+			break;
 		/* The ProfileMe and IBS parts are zeroed only after a sample that
 		 * wrote them (most samples have neither): a few hundred bytes less
 		 * to clear per sample. */
@@ -561,23 +783,15 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 		s.pid = smp.pid;
 		s.tid = smp.tid;
 		s.ip = s.addr = smp.ip;
-		s.period = 1;
-		if (smp.present & PM_SAMPLE_PERIOD) {
-			s.period = smp.period;
-		} else if (rec.attr_idx >= 0) {
-			/* A fixed period (-c) is not written in each sample. */
-			const struct pm_attr *at = pm_file_attr(c->f, (size_t)rec.attr_idx);
-
-			if (at && !(at->flags & PM_ATTR_FREQ) && at->sample_period)
-				s.period = at->sample_period;
-		}
+		/* rec.attr_idx is an attr's: pm_file_sample_core() decoded it */
+		s.period = (smp.present & PM_SAMPLE_PERIOD) ? smp.period : c->fixed_period[rec.attr_idx];
 		s.cpumode = smp.misc & PM_RECORD_MISC_CPUMODE_MASK;
 		s.level = rep_level(s.cpumode);
 		s.comm = rep_get_comm(c, smp.tid);
 		if (rep_event_is_pm(c, rec.attr_idx) && (smp.present & PM_SAMPLE_RAW)) {
 			tail_dirty = true;
 			s.pm.sz = sizeof(s.pm);
-			if (pm_profileme_decode(smp.raw.data, smp.raw.size, &s.pm) == 0) {
+			if (pm_profileme_decode(smp.raw, smp.raw_size, &s.pm) == 0) {
 				struct pm_profileme_attribution a = { .sz = sizeof(a) };
 
 				/* The kernel's rule (pm_profileme_attribute): the profiled
@@ -606,38 +820,12 @@ int rep_run(struct rep_ctx *c, rep_cb cb, void *user)
 				c->bad_ibs++;
 			}
 		}
-		s.sym = "[unknown]";
-		s.dso = "[unknown]";
-		s.dso_addr = s.addr;
-		if (s.is_pm && s.pm_charge == PM_PROFILEME_CHARGE_PALCODE) {
-			/* A physical PALcode address: no symbol table covers it. */
-			s.dso = "[PALcode]";
-			s.sym = "[PALcode]";
-			s.level = 'k';
-		} else if (c->sym) {
-			struct pm_sym_result r = { .sz = sizeof(r) };
-			uint32_t how = 0;
-			int mode = s.cpumode;
-
-			if (s.is_pm)
-				mode = (s.addr >> 63) ? PM_RECORD_MISC_KERNEL : PM_RECORD_MISC_USER;
-			s.level = rep_level(mode);
-			how = pm_sym_lookup_how(mode);
-			if (cli_sym_lookup(&c->memo, c->sym, (int32_t)s.pid, s.addr, how, &r) == 0) {
-				s.sym = r.name ? r.name : "[unknown]";
-				s.dso = r.dso ? r.dso : "[unknown]";
-				s.dso_addr = r.dso_addr;
-				s.sym_start = r.sym_start;
-				s.sym_known = !(r.flags & PM_SYM_UNKNOWN);
-				if (r.flags & PM_SYM_NO_MAP)
-					s.dso_addr = s.addr;
-			}
-		} else if (s.level == 'k') {
-			s.dso = "[kernel.kallsyms]";
-		}
+		rep_resolve(c, &s);
 		if (cb(user, &s))
 			break;
 	}
+	if (c->pre_n) /* the samples before the end, or before damage, count */
+		rep_pre_flush(c, cbn, user);
 	if (prog.on)
 		cli_progress_update(&prog, fi.file_size ? fi.file_size : rec.offset, fi.file_size, nsamples);
 	cli_progress_done(&prog);

@@ -76,6 +76,13 @@ typedef int (*rep_cb)(void *user, const struct rep_sample *s);
 int rep_open(struct rep_ctx **out, const struct rep_opts *o);
 /* Reads every record, calling cb for each sample; returns 0 or 1 (error printed). */
 int rep_run(struct rep_ctx *c, rep_cb cb, void *user);
+/* n samples alike (the same sample but for their periods, which sum to period). */
+typedef int (*rep_cb_n)(void *user, const struct rep_sample *s, uint64_t n, uint64_t period);
+/* rep_run() for a caller that only sums samples: samples without a ProfileMe
+ * or IBS payload that are alike (event, pid, tid, ip, cpumode) between two
+ * records of another type are handed out once to cbn, in the order of their
+ * first sample; the others one at a time to cb, in their order. */
+int rep_run_n(struct rep_ctx *c, rep_cb cb, rep_cb_n cbn, void *user);
 void rep_close(struct rep_ctx *c);
 
 pm_file *rep_file(struct rep_ctx *c);

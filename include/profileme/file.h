@@ -532,6 +532,47 @@ PM_API int pm_file_header_status(const pm_file *f, uint64_t *offset);
 PM_API int pm_file_sample(const pm_file *f, const struct pm_file_record *rec, struct pm_sample *out);
 
 /**
+ * @brief The fields of a SAMPLE most readers need (pm_file_sample_core()):
+ *        the values pm_file_sample() gives in the members of the same names
+ *        of ::pm_sample (absent fields 0).  Size-versioned: set @c sz.
+ */
+struct pm_sample_core {
+	size_t sz;          /**< Set by the caller: sizeof(struct pm_sample_core). */
+	uint64_t present;   /**< PM_SAMPLE_* bits of the fields recorded (pm_sample::present). */
+	uint16_t misc;      /**< header.misc (cpumode, EXACT_IP). */
+	uint16_t reserved;  /**< Zero. */
+	uint32_t raw_size;  /**< RAW: bytes at @c raw (0 without RAW). */
+	uint64_t id;        /**< IDENTIFIER or ID. */
+	uint64_t ip;        /**< IP. */
+	uint64_t time;      /**< TIME. */
+	uint64_t addr;      /**< ADDR. */
+	uint64_t period;    /**< PERIOD. */
+	uint32_t pid;       /**< TID: process id. */
+	uint32_t tid;       /**< TID: thread id. */
+	uint32_t cpu;       /**< CPU. */
+	uint32_t reserved2; /**< Zero. */
+	const uint8_t *raw; /**< RAW payload (into the record), NULL without RAW. */
+};
+/** Frozen minimum @c sz of struct pm_sample_core. */
+#define PM_SAMPLE_CORE_SZ_V1 PM_OFFSETOFEND(struct pm_sample_core, raw)
+
+/**
+ * @brief **pm_file_sample_core()** decodes the core fields of a SAMPLE
+ *        record handed out by pm_file_next(): what pm_file_sample() gives
+ *        in the fields of ::pm_sample_core, with the same checks and the
+ *        same errors, without filling a whole ::pm_sample (fixed offsets of
+ *        the attr's layout where it allows, else pm_file_sample() itself).
+ * @param f         the file
+ * @param rec       a record of type PM_RECORD_SAMPLE from pm_file_next()
+ * @param[out] out  the fields (`out->sz` set by the caller); @c raw points
+ *                  into the record and shares its lifetime
+ * @return as pm_file_sample(); -PM_ERR_STRUCT_SIZE.
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_file_sample_core(const pm_file *f, const struct pm_file_record *rec,
+					       struct pm_sample_core *out);
+
+/**
  * @brief **pm_file_record_parse()** decodes any record handed out by
  *        pm_file_next() with the layout of its attr (so the sample_id_all
  *        trailer of non-sample records and READ values are decoded).

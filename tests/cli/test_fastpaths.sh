@@ -2,10 +2,14 @@
 # The fast paths give what the general paths give (issue 18), on the bundled
 # recordings, on every input of the fuzz corpus of the file reader, and on
 # real perf recordings made here (task-clock with and without -g):
-#  - report: row keys hashed by the names' addresses (a memo) and symbol
+#  - report: row keys hashed by the names' addresses (a memo), symbol
 #    lookups remembered by (pid, address) until the symbolizer learns
-#    something, against the bytes hashed per sample and every lookup asked
-#    (PROFILEME_REPORT_NO_MEMO=1 PROFILEME_SYM_NO_MEMO=1), every sort key;
+#    something, the core fields of each sample (pm_file_sample_core()) and
+#    samples alike summed between two side records before they are resolved
+#    (rep_run_n), against the bytes hashed per sample, every lookup asked,
+#    every sample parsed whole by pm_file_sample() and resolved alone
+#    (PROFILEME_REPORT_NO_MEMO=1 PROFILEME_SYM_NO_MEMO=1
+#    PROFILEME_REPORT_NO_CORE=1 PROFILEME_REPORT_NO_SUM=1), every sort key;
 #  - script: the same lookup memo against none (PROFILEME_SYM_NO_MEMO=1),
 #    for perf's default fields, -F with symbols, and --json with symbols
 #    (the name and dso lengths the memo keeps with an answer against strlen);
@@ -57,7 +61,8 @@ for d in "$TMP"/*.data; do
 	for sort in comm,dso,sym "dso,comm,pid,sym,pc --json" "sym,pc"; do
 		"$PM" report -q -i "$d" --sort $sort >"$TMP/fast" 2>"$TMP/fast.err"
 		a=$?
-		PROFILEME_REPORT_NO_MEMO=1 PROFILEME_SYM_NO_MEMO=1 "$PM" report -q -i "$d" --sort $sort >"$TMP/slow" 2>"$TMP/slow.err"
+		PROFILEME_REPORT_NO_MEMO=1 PROFILEME_SYM_NO_MEMO=1 PROFILEME_REPORT_NO_CORE=1 \
+			PROFILEME_REPORT_NO_SUM=1 "$PM" report -q -i "$d" --sort $sort >"$TMP/slow" 2>"$TMP/slow.err"
 		b=$?
 		n=$((n + 1))
 		[ $a = $b ] || fail "$(basename "$d") --sort $sort: exit $a, general path $b"

@@ -189,6 +189,25 @@ static void walk_records(pm_file *f)
 
 			PM_FUZZ_ASSERT(s.sz == sizeof(s));
 			PM_FUZZ_ASSERT(pm_file_sample(f, &rec, &s) == src);
+			{
+				/* the core fields: pm_file_sample()'s, its error too */
+				struct pm_sample_core co = { .sz = sizeof(co) };
+				char m1[512];
+				int crc;
+
+				snprintf(m1, sizeof(m1), "%s", pm_errmsg());
+				crc = pm_file_sample_core(f, &rec, &co);
+				PM_FUZZ_ASSERT(crc == src);
+				if (crc < 0)
+					PM_FUZZ_ASSERT(!strcmp(m1, pm_errmsg()));
+				else
+					PM_FUZZ_ASSERT(co.present == s.present && co.misc == s.misc &&
+						       co.id == s.id && co.ip == s.ip && co.time == s.time &&
+						       co.addr == s.addr && co.period == s.period &&
+						       co.pid == s.pid && co.tid == s.tid && co.cpu == s.cpu &&
+						       co.raw_size == ((s.present & PM_SAMPLE_RAW) ? s.raw.size : 0) &&
+						       co.raw == ((s.present & PM_SAMPLE_RAW) ? s.raw.data : NULL));
+			}
 			if (src == 0) {
 				volatile uint8_t sink = 0;
 				for (uint32_t k = 0; k < s.raw.size; k++)

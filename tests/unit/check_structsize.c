@@ -169,6 +169,17 @@ static int call_sample(void *p)
 	return rc;
 }
 
+static int call_sample_core(void *p)
+{
+	struct pm_file_record rec;
+	pm_file *f = open_at(PM_RECORD_SAMPLE, &rec);
+	if (!f)
+		return -1;
+	int rc = pm_file_sample_core(f, &rec, p);
+	pm_file_close(f);
+	return rc;
+}
+
 static int call_record(void *p)
 {
 	struct pm_file_record rec;
@@ -597,6 +608,7 @@ static const struct case_ cases[] = {
 	C(pm_file_info, PM_FILE_INFO_SZ_V1, file_size, 1, call_file_info),
 	C(pm_file_record, PM_FILE_RECORD_SZ_V1, big_endian, 1, call_file_record),
 	C(pm_sample, PM_SAMPLE_SZ_V1, aux, 1, call_sample),
+	C(pm_sample_core, PM_SAMPLE_CORE_SZ_V1, raw, 1, call_sample_core),
 	C(pm_record, PM_RECORD_SZ_V1, compressed, 1, call_record),
 	C(pm_read_value, PM_READ_VALUE_SZ_V1, lost, 1, call_read_value),
 	C(pm_branch_entry, PM_BRANCH_ENTRY_SZ_V1, counter, 1, call_branch_entry),
