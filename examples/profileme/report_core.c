@@ -53,9 +53,9 @@ struct rep_ctx {
 	uint64_t *fixed_period;         /* per attr: the period of a sample without PERIOD */
 	bool no_core;                   /* PROFILEME_REPORT_NO_CORE: pm_file_sample() whole */
 	bool no_preagg;                 /* PROFILEME_REPORT_NO_SUM: every sample to cb alone */
-	struct rep_pre *pre;            /* rep_run_n(): samples alike, in order of their first */
+	struct rep_pre *pre;            /* rep_run_n(): samples alike (open addressing) */
+	uint16_t *pre_order;            /* their slots in the order of their first sample */
 	size_t pre_n;
-	uint32_t *pre_tab;              /* open addressing: entry + 1 */
 	size_t nundec;
 	bool synthetic;
 	char arch[128];
@@ -454,7 +454,7 @@ void rep_close(struct rep_ctx *c)
 	free(c->undec);
 	free(c->fixed_period);
 	free(c->pre);
-	free(c->pre_tab);
+	free(c->pre_order);
 	free(c->comms);
 	while (c->strs) {
 		struct rep_str *n = c->strs->next;
@@ -616,7 +616,9 @@ static int rep_sample_core(struct rep_ctx *c, const struct pm_file_record *rec, 
 #define REP_PRE_SLOTS 4096u  /* power of two */
 #define REP_PRE_MAX 2048u    /* entries before a flush: half the slots */
 
-/* attr_mode: the attr index << 8 | the cpumode (attr indexes below 2^24). */
+/* One slot of the table, the sums in it (one memory access per sample);
+ * attr_mode: the attr index << 8 | the cpumode (attr indexes below 2^24),
+ * n = 0: an empty slot. */
 struct rep_pre {
 	uint64_t ip, period;
 	uint32_t pid, tid;
@@ -644,33 +646,22 @@ static int rep_pre_flush(struct rep_ctx *c, rep_cb_n cbn, void *user)
 
 	memset(&s, 0, sizeof(s));
 	for (size_t i = 0; i < c->pre_n; i++) {
-		const struct rep_pre *p = &c->pre[i];
+		struct rep_pre *p = &c->pre[c->pre_order[i]];
 
-		if (stop)
-			continue;
-		rep_zero(&s, offsetof(struct rep_sample, pm));
-		s.event_idx = (int)(p->attr_mode >> 8);
-		s.pid = p->pid;
-		s.tid = p->tid;
-		s.ip = s.addr = p->ip;
-		s.period = p->period;
-		s.cpumode = (int)(p->attr_mode & 0xff);
-		s.level = rep_level(s.cpumode);
-		s.comm = rep_get_comm(c, p->tid);
-		rep_resolve(c, &s);
-		stop = cbn(user, &s, p->n, p->period);
-	}
-	if (c->pre_n * 8 < REP_PRE_SLOTS) {
-		for (size_t i = 0; i < c->pre_n; i++) {
-			const struct rep_pre *p = &c->pre[i];
-			size_t j = rep_pre_slot(p->ip, p->pid, p->tid, p->attr_mode);
-
-			while (c->pre_tab[j] != i + 1)
-				j = (j + 1) & (REP_PRE_SLOTS - 1);
-			c->pre_tab[j] = 0;
+		if (!stop) {
+			rep_zero(&s, offsetof(struct rep_sample, pm));
+			s.event_idx = (int)(p->attr_mode >> 8);
+			s.pid = p->pid;
+			s.tid = p->tid;
+			s.ip = s.addr = p->ip;
+			s.period = p->period;
+			s.cpumode = (int)(p->attr_mode & 0xff);
+			s.level = rep_level(s.cpumode);
+			s.comm = rep_get_comm(c, p->tid);
+			rep_resolve(c, &s);
+			stop = cbn(user, &s, p->n, p->period);
 		}
-	} else {
-		memset(c->pre_tab, 0, REP_PRE_SLOTS * sizeof(*c->pre_tab));
+		p->n = 0;
 	}
 	c->pre_n = 0;
 	return stop;
@@ -684,11 +675,9 @@ static int rep_pre_add(struct rep_ctx *c, const struct pm_sample_core *smp, uint
 	struct rep_pre *p;
 
 	for (;; j = (j + 1) & (REP_PRE_SLOTS - 1)) {
-		uint32_t k = c->pre_tab[j];
-
-		if (!k)
+		p = &c->pre[j];
+		if (!p->n)
 			break;
-		p = &c->pre[k - 1];
 		if (p->ip == smp->ip && p->pid == smp->pid && p->tid == smp->tid &&
 		    p->attr_mode == attr_mode) {
 			if (p->n == UINT32_MAX || p->period > UINT64_MAX - period)
@@ -700,14 +689,13 @@ static int rep_pre_add(struct rep_ctx *c, const struct pm_sample_core *smp, uint
 	}
 	if (c->pre_n >= REP_PRE_MAX)
 		return -1;
-	p = &c->pre[c->pre_n++];
+	c->pre_order[c->pre_n++] = (uint16_t)j;
 	p->ip = smp->ip;
 	p->pid = smp->pid;
 	p->tid = smp->tid;
 	p->attr_mode = attr_mode;
 	p->n = 1;
 	p->period = period;
-	c->pre_tab[j] = (uint32_t)c->pre_n;
 	return 0;
 }
 
@@ -731,9 +719,9 @@ int rep_run_n(struct rep_ctx *c, rep_cb cb, rep_cb_n cbn, void *user)
 	if (c->no_preagg)
 		cbn = NULL;
 	if (cbn && !c->pre) {
-		c->pre = malloc(REP_PRE_MAX * sizeof(*c->pre));
-		c->pre_tab = calloc(REP_PRE_SLOTS, sizeof(*c->pre_tab));
-		if (!c->pre || !c->pre_tab)
+		c->pre = calloc(REP_PRE_SLOTS, sizeof(*c->pre));
+		c->pre_order = malloc(REP_PRE_MAX * sizeof(*c->pre_order));
+		if (!c->pre || !c->pre_order)
 			cbn = NULL; /* no memory: one sample at a time, the same sums */
 	}
 	pm_file_get_info(c->f, &fi);
