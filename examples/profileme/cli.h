@@ -46,6 +46,12 @@ void cli_out_note(void);
 int cli_input_opt(const char *cmd, int argc, char **argv, int *i, const char **input,
 		  const char **symfs, const char **kallsyms);
 
+/* -j N / --jobs N (also "-jN", "--jobs=N"): the worker threads of a
+ * reading command (jobs.h), parsed here so that every command takes the same
+ * spellings.  As cli_input_opt(): 1 (taken, *jobs set), 0 (not this option),
+ * -1 (the value is missing or not a number from 1 to 1024: said on stderr). */
+int cli_jobs_opt(const char *cmd, int argc, char **argv, int *i, int *jobs);
+
 /* The program name for messages. */
 extern const char *cli_prog;
 /* Print "profileme <cmd>: message" on stderr. */

@@ -4,6 +4,7 @@
  * as JSON lines (--json, --all), the header (--header) or a record dump (-D).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <profileme/fmt.h>
 
 #include "cli.h"
+#include "jobs.h"
 #include "progress.h"
 #include "symmemo.h"
 
@@ -22,31 +24,63 @@
 /* ------------------------------------------------------------------ */
 /* fast output buffer */
 
-static char ob[1 << 16];
-static size_t obn;
+/* Where the output goes: a 64 KiB buffer flushed to stdout (-j 1), or, in
+ * a -j worker thread, the growing buffer of the chunk being formatted. */
+static char ob_stdout[1 << 16];
+static __thread char *ob = ob_stdout;
+static __thread size_t obn, obcap = sizeof(ob_stdout);
+static __thread bool obgrow, ob_oom;
 
 static void o_flush(void)
 {
+	if (obgrow)
+		return; /* a chunk's buffer: the calling thread writes it */
 	if (obn && fwrite(ob, 1, obn, stdout) != obn)
 		cli_out_note();
 	obn = 0;
 }
 
+/* Room for n more bytes in a chunk's buffer (false without memory: what
+ * the chunk formatted is then dropped and the chunk fails). */
+static bool o_grow(size_t n)
+{
+	size_t nc = obcap * 2;
+	char *t;
+
+	if (nc < obn + n)
+		nc = obn + n;
+	t = ob_oom ? NULL : realloc(ob, nc);
+	if (!t) {
+		ob_oom = true;
+		obn = 0;
+		return obcap >= n;
+	}
+	ob = t;
+	obcap = nc;
+	return true;
+}
+
 static void o_room(size_t n)
 {
-	if (obn + n > sizeof(ob))
-		o_flush();
+	if (obn + n > obcap) {
+		if (obgrow)
+			(void)o_grow(n);
+		else
+			o_flush();
+	}
 }
 
 static void o_mem(const char *s, size_t n)
 {
-	if (n > sizeof(ob) / 2) {
+	if (!obgrow && n > obcap / 2) {
 		o_flush();
 		if (fwrite(s, 1, n, stdout) != n)
 			cli_out_note();
 		return;
 	}
 	o_room(n);
+	if (obn + n > obcap)
+		return; /* no memory (ob_oom) */
 	pm_fmt_copy(ob + obn, s, n);
 	obn += n;
 }
@@ -66,7 +100,7 @@ static void o_pad(int n)
 {
 	if (n <= 0)
 		return;
-	if ((size_t)n > sizeof(ob) / 2) {
+	if ((size_t)n > obcap / 2) {
 		while (n-- > 0)
 			o_ch(' ');
 		return;
@@ -135,8 +169,8 @@ struct comm_ent {
 	char comm[17];
 };
 
-static struct comm_ent *ctab;
-static size_t ccap, ccount;
+static __thread struct comm_ent *ctab;
+static __thread size_t ccap, ccount;
 
 static struct comm_ent *comm_slot(uint32_t tid, bool create)
 {
@@ -235,8 +269,11 @@ struct script {
 	size_t ndec;
 	void *sym; /* pm_sym */
 	struct cli_symmemo memo; /* its lookups by (pid, addr, how) */
-	const char *symfs, *kallsyms;
-	uint64_t nsamples;
+	const char *symfs, *kallsyms, *input;
+	bool has_read;  /* some attr's samples carry PERF_SAMPLE_READ values with ids */
+	bool want_sym;  /* the fields want symbols */
+	bool mute;      /* a sample before the chunk (-j): its counters only */
+	struct pm_sample sm;
 };
 
 static int parse_fields(struct script *s, const char *arg)
@@ -302,11 +339,11 @@ static void sym_record(struct script *s, const struct pm_file_record *rec)
 }
 #endif
 
-static uint64_t last_dso_addr;
-static bool last_user_map;
+static __thread uint64_t last_dso_addr;
+static __thread bool last_user_map;
 
 /* the lengths of the last sym_lookup() answer's strings */
-static struct cli_sym_lens last_lens;
+static __thread struct cli_sym_lens last_lens;
 
 static bool sym_lookup(struct script *s, uint32_t pid, uint64_t addr, int cpumode,
 		       const char **name, uint64_t *off, const char **dso)
@@ -480,12 +517,17 @@ static void o_json(int (*into)(void *, char *, size_t), void *arg)
 	int n;
 
 	o_room(4096);
-	n = into(arg, ob + obn, sizeof(ob) - obn);
-	if (n >= 0 && (size_t)n >= sizeof(ob) - obn && (size_t)n < sizeof(ob)) {
-		o_flush();
-		n = into(arg, ob, sizeof(ob));
+	n = into(arg, ob + obn, obcap - obn);
+	if (n >= 0 && (size_t)n >= obcap - obn) {
+		if (obgrow) {
+			if (o_grow((size_t)n + 2) && obn + (size_t)n + 1 <= obcap)
+				n = into(arg, ob + obn, obcap - obn);
+		} else if ((size_t)n < obcap) {
+			o_flush();
+			n = into(arg, ob, obcap);
+		}
 	}
-	if (n >= 0 && (size_t)n < sizeof(ob) - obn) {
+	if (n >= 0 && (size_t)n < obcap - obn) {
 		obn += (size_t)n;
 		o_ch('\n');
 		return;
@@ -692,8 +734,8 @@ struct last_val {
 	bool used;
 };
 
-static struct last_val *lv;
-static size_t lvcap, lvcount;
+static __thread struct last_val *lv;
+static __thread size_t lvcap, lvcount;
 
 static uint64_t *last_value(uint64_t id)
 {
@@ -731,6 +773,8 @@ static uint64_t *last_value(uint64_t id)
 
 static void emit_one(struct script *s, const struct pm_file_record *rec, const struct pm_sample *sm)
 {
+	if (s->mute)
+		return;
 	if (s->json)
 		sample_json(s, rec, sm);
 	else
@@ -855,7 +899,7 @@ static void record_dump(struct script *s, const struct pm_file_record *rec, cons
 		}
 		if (sm->present & PM_SAMPLE_RAW) {
 			const pm_raw_decoder *d = raw_decoder(s, rec->attr_idx);
-			static char buf[8192];
+			static __thread char buf[8192];
 
 			snprintf(b, sizeof(b), "... raw size %u\n", sm->raw.size);
 			o_str(b);
@@ -1047,7 +1091,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: profileme script [-i FILE|-] [-F FIELDS] [--ns] [--json] [--all]\n"
 		"                        [--raw-order] [--header] [-D] [--strict] [--folded] [-q]\n"
-		"                        [--symfs DIR] [--kallsyms FILE]\n"
+		"                        [--symfs DIR] [--kallsyms FILE] [-j N]\n"
 		"  -i FILE      perf.data file to read (default perf.data; - for stdin)\n"
 		"  -F FIELDS    comma-separated perf field names: comm,pid,tid,cpu,time,event,\n"
 		"               ip,sym,symoff,dso,addr,period,phys_addr,weight,data_src,iregs,raw\n"
@@ -1064,7 +1108,10 @@ static void usage(FILE *f)
 		"  --strict     a pipe stream whose last record is cut (or with junk after it)\n"
 		"               is an error (default: a warning, the records before it are read)\n"
 		"  --folded     collapsed stacks for flame graphs: comm;root;...;leaf count\n"
-		"  -q           no progress line on a terminal\n");
+		"  -q           no progress line on a terminal\n"
+		"  -j N, --jobs N  format on N threads, chunk by chunk, the output exactly that\n"
+		"               of one thread (default 1; a pipe, a -z recording or a file that\n"
+		"               is one chunk is read by one; --header and --folded ignore it)\n");
 }
 
 /* Count one more undecodable sample of attr i; the new count (0: no memory). */
@@ -1083,19 +1130,445 @@ static uint64_t undec_count(uint64_t **cnt, size_t *n, size_t i)
 	return ++(*cnt)[i];
 }
 
+/* ------------------------------------------------------------------ */
+/* what a reading (the whole file, or one chunk of -j) counted and said */
+
+enum { MSG_PLAIN, MSG_NOATTR, MSG_UNDEC };
+
+struct smsg {
+	size_t pos; /* of the chunk's output before which it is said */
+	int kind;   /* MSG_NOATTR, MSG_UNDEC: said only for the first of the file */
+	size_t attr;
+	char *text;
+};
+
+struct tally {
+	uint64_t nsamples, nbad, nnoattr;
+	uint64_t *undec; /* per attr */
+	size_t nundec;
+	int ret;
+	bool defer; /* -j: messages kept with their place in the chunk's output */
+	struct smsg *msg;
+	size_t nmsg, msgcap;
+};
+
+/* Say a message on stderr, after the output before it (stdout flushed, so
+ * that a terminal or one file for both shows it in its place), or keep it
+ * for the calling thread (-j). */
+static void t_say(struct tally *t, int kind, size_t attr, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void t_say(struct tally *t, int kind, size_t attr, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (!t->defer) {
+		o_flush();
+		if (fflush(stdout))
+			cli_out_note();
+		fprintf(stderr, "%s script: ", cli_prog);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	} else {
+		char *text = NULL;
+
+		if (t->nmsg == t->msgcap) {
+			size_t nc = t->msgcap ? 2 * t->msgcap : 8;
+			struct smsg *m = realloc(t->msg, nc * sizeof(*m));
+
+			if (m) {
+				t->msg = m;
+				t->msgcap = nc;
+			}
+		}
+		if (t->nmsg < t->msgcap && vasprintf(&text, fmt, ap) >= 0)
+			t->msg[t->nmsg++] = (struct smsg){ obn, kind, attr, text };
+		else
+			t->ret = 1; /* no memory for the message */
+	}
+	va_end(ap);
+}
+
+static void tally_free(struct tally *t)
+{
+	for (size_t i = 0; i < t->nmsg; i++)
+		free(t->msg[i].text);
+	free(t->msg);
+	free(t->undec);
+}
+
+/* One record of the stream.  owned: print it; else (-j, a record before
+ * the chunk being formatted) only what it changes (thread names, maps,
+ * the counters of PERF_SAMPLE_READ). */
+static inline void one_record(struct script *s, struct tally *t, const struct pm_file_record *rec,
+			      bool owned)
+{
+	bool is_sample = rec->type == PM_RECORD_SAMPLE;
+	bool have_sample = false;
+	struct pm_sample *sm = &s->sm;
+	struct pm_record r;
+	int rc;
+
+	if (rec->type == PM_RECORD_HEADER_ATTR || rec->type == PM_RECORD_EVENT_UPDATE)
+		make_names(s);
+	if (rec->type == PM_RECORD_COMM || rec->type == PM_RECORD_FORK ||
+	    (owned && !is_sample && (s->all || s->dump))) {
+		memset(&r, 0, sizeof(r));
+		r.sz = sizeof(r);
+		if (pm_file_record_parse(s->f, rec, &r) == 0) {
+			if (rec->type == PM_RECORD_COMM)
+				comm_set(r.comm.tid, r.comm.comm, r.comm.comm_len);
+			else if (rec->type == PM_RECORD_FORK) {
+				struct comm_ent *pe = comm_slot(r.task.ptid, false);
+
+				if (pe && pe->comm[0])
+					comm_set(r.task.tid, pe->comm, sizeof(pe->comm));
+			}
+		}
+	}
+#ifdef PM_HAVE_LIBELF
+	if (!is_sample) /* the symbolizer learns nothing from a sample */
+		sym_record(s, rec);
+#endif
+	if (!owned) {
+		/* the counters a later PERF_SAMPLE_READ sample is the increase of */
+		if (is_sample && s->has_read && rec->attr_idx >= 0 && pm_file_sample(s->f, rec, sm) == 0) {
+			s->mute = true;
+			emit_sample(s, rec, sm);
+			s->mute = false;
+		}
+		return;
+	}
+	if (is_sample && rec->attr_idx < 0) {
+		/* an id no attr owns: its layout is unknown */
+		if (!t->nnoattr++)
+			t_say(t, MSG_NOATTR, 0, "perf.data: sample at offset %" PRIu64 " matches no "
+			      "attr of the file; such samples are not printed", rec->offset);
+		t->nbad++;
+		t->ret = 1;
+	}
+	if (is_sample && rec->attr_idx >= 0) {
+		rc = pm_file_sample(s->f, rec, sm);
+		if (rc < 0) {
+			const char *why = pm_file_attr_layout_error(s->f, (size_t)rec->attr_idx);
+
+			t->ret = 1;
+			t->nbad++;
+			if (why) {
+				/* said once per attr, counted at the end */
+				if (undec_count(&t->undec, &t->nundec, (size_t)rec->attr_idx) == 1)
+					t_say(t, MSG_UNDEC, (size_t)rec->attr_idx,
+					      "%s; its samples are not printed", why);
+				return;
+			}
+			t_say(t, MSG_PLAIN, 0, "%s", pm_errmsg());
+			return;
+		}
+		have_sample = true;
+		t->nsamples++;
+	}
+	if (s->dump) {
+		record_dump(s, rec, have_sample ? sm : NULL);
+		return;
+	}
+	if (have_sample) {
+		emit_sample(s, rec, sm);
+	} else if (s->json && s->all) {
+		memset(&r, 0, sizeof(r));
+		r.sz = sizeof(r);
+		rc = pm_file_record_parse(s->f, rec, &r);
+		record_json(s, rec, &r, rc == 0);
+	}
+}
+
+/* How the stream ended: the reading error (rc < 0), or a pipe stream's
+ * cut end (a warning). */
+static void end_msgs(struct script *s, struct tally *t, int rc)
+{
+	if (rc < 0) {
+		/* the library's message names the offset */
+		if (pm_errmsg()[0])
+			t_say(t, MSG_PLAIN, 0, "%s", pm_errmsg());
+		else
+			t_say(t, MSG_PLAIN, 0, "%s at offset %" PRIu64, pm_strerror(rc),
+			      pm_file_error_offset(s->f));
+		t->ret = 1;
+	} else {
+		const char *msg;
+
+		if (pm_file_end_status(s->f, NULL, &msg) < 0)
+			t_say(t, MSG_PLAIN, 0, "warning: %s; the stream ends there (--strict makes this "
+			      "an error)", msg);
+	}
+}
+
+static void script_free(struct script *s)
+{
+#ifdef PM_HAVE_LIBELF
+	pm_sym_free(s->sym);
+	if (s->sym)
+		cli_symmemo_free(&s->memo);
+#endif
+	s->sym = NULL;
+	pm_raw_ctx_free(s->rctx);
+	s->rctx = NULL;
+	for (size_t i = 0; i < s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	s->names = NULL;
+	s->nnames = 0;
+	free(s->dec);
+	s->dec = NULL;
+	s->ndec = 0;
+	/* this thread's tables */
+	free(ctab);
+	ctab = NULL;
+	free(lv);
+	lv = NULL;
+	lvcap = lvcount = 0;
+	ccap = ccount = 0;
+}
+
+#ifdef PM_HAVE_LIBELF
+/* A symbolizer for s->f (the library decides whether this machine's
+ * kallsyms fits the recording, and where a synthetic recording's symbols
+ * are: its sidecar, whose notice is said unless quiet). */
+static void sym_setup(struct script *s, bool quiet)
+{
+	pm_sym *sy = NULL;
+	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = s->symfs, .kallsyms = s->kallsyms };
+
+	so.path = s->input;
+	if (pm_sym_new_from_file(&sy, s->f, &so) == 0) {
+		(void)cli_sym_sidecar("script", sy, quiet);
+		s->sym = sy;
+		cli_symmemo_init(&s->memo); /* without memory: no memo, the same answers */
+	}
+}
+#endif
+
+/* ------------------------------------------------------------------ */
+/* -j N: the chunks formatted by worker threads (jobs.h) */
+
+struct sjob {
+	const struct script *base; /* the options */
+	int mode;
+	struct tally all;          /* the whole file's counts (calling thread) */
+	uint64_t nchunks_done;
+	struct cli_progress *prog;
+	uint64_t size;
+	bool failed; /* a chunk failed (no memory): the output is incomplete */
+};
+
+struct sres {
+	char *buf;
+	size_t n;
+	bool oom, stream_error;
+	uint64_t end; /* the chunk's last byte (progress) */
+	struct tally t;
+};
+
+static int sj_init(void *user, pm_file *g, void **ws)
+{
+	struct sjob *j = user;
+	struct script *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return -ENOMEM;
+	*w = *j->base;
+	w->f = g;
+	w->names = NULL;
+	w->nnames = 0;
+	w->name_width = 0;
+	w->rctx = NULL;
+	w->dec = NULL;
+	w->ndec = 0;
+	w->sym = NULL;
+	w->sm.sz = sizeof(w->sm);
+	if (g) {
+		make_names(w);
+		setup_raw(w);
+#ifdef PM_HAVE_LIBELF
+		if (w->want_sym)
+			sym_setup(w, true); /* the calling thread said the notice */
+#endif
+	}
+	obgrow = true;
+	ob = NULL;
+	obn = obcap = 0;
+	*ws = w;
+	return 0;
+}
+
+static void sj_fini(void *user, void *ws)
+{
+	struct script *w = ws;
+
+	(void)user;
+	script_free(w);
+	free(ob);
+	ob = NULL;
+	obn = obcap = 0;
+	free(w);
+}
+
+static int sj_run(void *user, void *ws, struct cli_jobs_chunk *c, void **result)
+{
+	struct sjob *j = user;
+	struct script *w = ws;
+	struct sres *res = calloc(1, sizeof(*res));
+	struct pm_file_record rec = { .sz = sizeof(rec) };
+	uint64_t n = 0;
+	bool owned;
+	int rc;
+
+	if (!res)
+		return -ENOMEM;
+	if (j->mode == CLI_JOBS_CHUNKS) {
+		/* a reader of this chunk alone: its attrs are the file's */
+		w->f = cli_jobs_file(c);
+		pm_raw_ctx_free(w->rctx);
+		w->rctx = NULL;
+		free(w->dec);
+		w->dec = NULL;
+		w->ndec = 0;
+		if (w->f) {
+			make_names(w);
+			setup_raw(w);
+		}
+	}
+	res->t.defer = true;
+	ob = malloc(1 << 20);
+	obcap = ob ? 1 << 20 : 0;
+	obn = 0;
+	ob_oom = !ob;
+	while ((rc = cli_jobs_next(c, &rec, &owned)) > 0) {
+		if (!owned && j->mode == CLI_JOBS_CHUNKS)
+			continue; /* nothing from before is needed (the fields chosen) */
+		if (!(++n & 1023) && cli_out_failed())
+			break; /* stdout is gone: the calling thread stops */
+		one_record(w, &res->t, &rec, owned);
+	}
+	if (rc < 0)
+		res->stream_error = true;
+	if (rc < 0 || cli_jobs_last(c))
+		end_msgs(w, &res->t, rc);
+	res->buf = ob;
+	res->n = obn;
+	res->oom = ob_oom;
+	res->end = cli_jobs_desc(c)->end;
+	ob = NULL;
+	obn = obcap = 0;
+	ob_oom = false;
+	if (j->mode == CLI_JOBS_CHUNKS)
+		w->f = NULL;
+	*result = res;
+	return 0;
+}
+
+static void sj_discard(void *user, void *result)
+{
+	struct sres *r = result;
+
+	(void)user;
+	if (!r)
+		return;
+	tally_free(&r->t);
+	free(r->buf);
+	free(r);
+}
+
+/* In the calling thread, chunk after chunk: the output, the messages in
+ * their places (those said once per file: only the file's first), the
+ * counts. */
+static int sj_done(void *user, size_t k, void *result, int rc)
+{
+	struct sjob *j = user;
+	struct sres *r = result;
+	struct tally *g = &j->all;
+	size_t pos = 0;
+	int stop = 0;
+
+	(void)k;
+	if (rc < 0 || !r) {
+		cli_error("script", "chunk %zu: %s", k, pm_strerror(rc));
+		sj_discard(user, r);
+		j->failed = true;
+		return 3;
+	}
+	if (r->oom) {
+		cli_error("script", "out of memory for the output of chunk %zu", k);
+		sj_discard(user, r);
+		j->failed = true;
+		return 3;
+	}
+	for (size_t i = 0; i <= r->t.nmsg; i++) {
+		size_t to = i < r->t.nmsg ? r->t.msg[i].pos : r->n;
+		const struct smsg *m = i < r->t.nmsg ? &r->t.msg[i] : NULL;
+
+		if (to > pos && fwrite(r->buf + pos, 1, to - pos, stdout) != to - pos)
+			cli_out_note();
+		pos = to;
+		if (!m)
+			break;
+		if ((m->kind == MSG_NOATTR && g->nnoattr) ||
+		    (m->kind == MSG_UNDEC && m->attr < g->nundec && g->undec[m->attr]))
+			continue; /* said by an earlier chunk */
+		if (fflush(stdout))
+			cli_out_note();
+		cli_error("script", "%s", m->text);
+	}
+	g->nsamples += r->t.nsamples;
+	g->nbad += r->t.nbad;
+	g->nnoattr += r->t.nnoattr;
+	g->ret |= r->t.ret;
+	for (size_t i = 0; i < r->t.nundec; i++)
+		if (r->t.undec[i] && undec_count(&g->undec, &g->nundec, i))
+			g->undec[i] += r->t.undec[i] - 1;
+	if (j->prog->on)
+		cli_progress_update(j->prog, r->end, j->size, g->nsamples);
+	if (r->stream_error)
+		stop = 4; /* nothing after the error, as with -j 1 */
+	if (cli_out_failed()) {
+		g->ret = 1;
+		stop = 2;
+	}
+	sj_discard(user, r);
+	return stop;
+}
+
+/* The fields chosen need nothing from before a chunk's records (no thread
+ * name, no symbol, no counter of PERF_SAMPLE_READ, no other record)? */
+static bool script_stateless(const struct script *s, const struct pm_file_opts *fo)
+{
+	if (s->json || s->all || s->dump || fo->raw_order || s->has_read || !s->user_fields)
+		return false;
+	return !(s->fields & (F_COMM | F_SYM | F_DSO));
+}
+
+static bool any_read_values(pm_file *f)
+{
+	for (size_t i = 0; i < pm_file_nr_attrs(f); i++) {
+		const struct pm_attr *a = pm_file_attr(f, i);
+
+		if (a && (a->sample_type & PM_SAMPLE_READ) && (a->read_format & PM_FORMAT_ID))
+			return true;
+	}
+	return false;
+}
+
 int cmd_script(int argc, char **argv)
 {
 	struct script s;
 	struct pm_file_opts fo;
 	struct pm_file_record rec;
-	struct pm_sample sm;
-	struct pm_record r;
+	struct tally t = { 0 };
 	const char *input = "perf.data";
-	uint64_t nrec = 0, nbad = 0, nnoattr = 0, *undec = NULL;
-	size_t nundec = 0;
+	uint64_t nrec = 0;
 	struct cli_progress prog;
 	bool folded = false, quiet = false;
-	int rc, ret = 0;
+	int rc, ret = 0, jobs = 1;
 
 	memset(&s, 0, sizeof(s));
 	memset(&fo, 0, sizeof(fo));
@@ -1111,6 +1584,9 @@ int cmd_script(int argc, char **argv)
 			return 0;
 		} else if ((in = cli_input_opt("script", argc, argv, &i, &input, &s.symfs,
 						&s.kallsyms))) {
+			if (in < 0)
+				goto bad_usage;
+		} else if ((in = cli_jobs_opt("script", argc, argv, &i, &jobs))) {
 			if (in < 0)
 				goto bad_usage;
 		} else if (!strcmp(a, "-F") || !strcmp(a, "--fields")) {
@@ -1146,6 +1622,7 @@ int cmd_script(int argc, char **argv)
 		s.json = true;
 	if (s.all || s.dump)
 		fo.keep_compressed = 1;
+	s.input = input;
 
 	rc = pm_file_open(&s.f, input, &fo);
 	if (rc < 0) {
@@ -1154,6 +1631,7 @@ int cmd_script(int argc, char **argv)
 	}
 	cli_progress_init(&prog, "script", quiet);
 	if (folded) {
+		/* one pass of the library's exporter: -j does not apply */
 		struct pm_export_opts eo = { .sz = sizeof(eo), .event = -1, .symfs = s.symfs,
 					     .kallsyms = s.kallsyms, .progress = cli_progress_cb,
 					     .progress_user = &prog, .path = input };
@@ -1177,153 +1655,66 @@ int cmd_script(int argc, char **argv)
 		return rc < 0;
 	}
 	if (s.header) {
+		/* the header only: -j does not apply */
 		print_header(&s);
-		for (size_t i = 0; i < s.nnames; i++)
-			free(s.names[i]);
-		free(s.names);
+		script_free(&s);
 		pm_file_close(s.f);
 		return 0;
 	}
 	make_names(&s);
 	setup_raw(&s);
+	s.has_read = !s.all && any_read_values(s.f);
+	s.sm.sz = sizeof(s.sm);
+	s.want_sym = (s.fields & (F_SYM | F_DSO)) && !s.dump && (!s.json || s.user_fields);
 #ifdef PM_HAVE_LIBELF
-	if ((s.fields & (F_SYM | F_DSO)) && !s.dump && (!s.json || s.user_fields)) {
-		pm_sym *sy = NULL;
-
-		struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = s.symfs, .kallsyms = s.kallsyms };
-
-		/* the library decides whether this machine's kallsyms fits the recording,
-		 * and where a synthetic recording's symbols are (its sidecar) */
-		so.path = input;
-		if (pm_sym_new_from_file(&sy, s.f, &so) == 0) {
-			(void)cli_sym_sidecar("script", sy, quiet);
-			s.sym = sy;
-			cli_symmemo_init(&s.memo); /* without memory: no memo, the same answers */
-		}
-	}
+	if (s.want_sym)
+		sym_setup(&s, quiet);
 #endif
-	rec.sz = sizeof(rec);
-	sm.sz = sizeof(sm);
-	while ((rc = pm_file_next(s.f, &rec)) > 0) {
-		bool is_sample = rec.type == PM_RECORD_SAMPLE;
-		bool have_sample = false;
+	if (jobs > 1) {
+		struct sjob sj = { .base = &s, .prog = &prog, .size = prog_size(s.f) };
+		struct cli_jobs j = { .cmd = "script", .path = input, .f = s.f, .fopts = &fo,
+				      .jobs = jobs, .user = &sj, .worker_init = sj_init,
+				      .worker_fini = sj_fini, .run = sj_run, .done = sj_done,
+				      .discard = sj_discard };
 
+		sj.mode = j.mode = script_stateless(&s, &fo) ? CLI_JOBS_CHUNKS : CLI_JOBS_STREAM;
+		sj.all.nsamples = 0;
+		rc = cli_jobs_run(&j, NULL);
+		if (rc != 1) {
+			/* every chunk done (or stopped): the counts are sj.all's */
+			cli_progress_done(&prog);
+			t = sj.all;
+			ret = t.ret || rc < 0 || sj.failed || rc == 2;
+			goto summary;
+		}
+		/* one chunk: read as with -j 1 */
+	}
+	rec.sz = sizeof(rec);
+	while ((rc = pm_file_next(s.f, &rec)) > 0) {
 		if (!(++nrec & 1023) && cli_out_failed()) {
 			/* stdout is gone: main() says so */
-			ret = 1;
+			t.ret = 1;
 			break;
 		}
 		if (prog.on && !(nrec & 0xfff))
-			cli_progress_update(&prog, rec.offset, prog_size(s.f), s.nsamples);
-
-		if (rec.type == PM_RECORD_HEADER_ATTR || rec.type == PM_RECORD_EVENT_UPDATE)
-			make_names(&s);
-		if (rec.type == PM_RECORD_COMM || rec.type == PM_RECORD_FORK ||
-		    (s.all && !is_sample) || (s.dump && !is_sample)) {
-			memset(&r, 0, sizeof(r));
-			r.sz = sizeof(r);
-			if (pm_file_record_parse(s.f, &rec, &r) == 0) {
-				if (rec.type == PM_RECORD_COMM)
-					comm_set(r.comm.tid, r.comm.comm, r.comm.comm_len);
-				else if (rec.type == PM_RECORD_FORK) {
-					struct comm_ent *pe = comm_slot(r.task.ptid, false);
-
-					if (pe && pe->comm[0])
-						comm_set(r.task.tid, pe->comm, sizeof(pe->comm));
-				}
-			}
-		}
-#ifdef PM_HAVE_LIBELF
-		if (!is_sample) /* the symbolizer learns nothing from a sample */
-			sym_record(&s, &rec);
-#endif
-		if (is_sample && rec.attr_idx < 0) {
-			/* an id no attr owns: its layout is unknown */
-			if (!nnoattr++) {
-				o_flush();
-				cli_error("script", "perf.data: sample at offset %" PRIu64 " matches no "
-					  "attr of the file; such samples are not printed", rec.offset);
-			}
-			nbad++;
-			ret = 1;
-		}
-		if (is_sample && rec.attr_idx >= 0) {
-			rc = pm_file_sample(s.f, &rec, &sm);
-			if (rc < 0) {
-				const char *why = pm_file_attr_layout_error(s.f, (size_t)rec.attr_idx);
-
-				ret = 1;
-				nbad++;
-				if (why) {
-					/* said once per attr, counted at the end */
-					if (undec_count(&undec, &nundec, (size_t)rec.attr_idx) == 1) {
-						o_flush();
-						cli_error("script", "%s; its samples are not printed",
-							  why);
-					}
-					continue;
-				}
-				o_flush();
-				cli_error("script", "%s", pm_errmsg());
-				continue;
-			}
-			have_sample = true;
-			s.nsamples++;
-		}
-		if (s.dump) {
-			record_dump(&s, &rec, have_sample ? &sm : NULL);
-			continue;
-		}
-		if (have_sample) {
-			emit_sample(&s, &rec, &sm);
-		} else if (s.json && s.all) {
-			memset(&r, 0, sizeof(r));
-			r.sz = sizeof(r);
-			rc = pm_file_record_parse(s.f, &rec, &r);
-			record_json(&s, &rec, &r, rc == 0);
-		}
+			cli_progress_update(&prog, rec.offset, prog_size(s.f), t.nsamples);
+		one_record(&s, &t, &rec, true);
 	}
 	o_flush();
 	cli_progress_done(&prog);
-	if (rc < 0) {
-		/* the library's message names the offset */
-		if (pm_errmsg()[0])
-			cli_error("script", "%s", pm_errmsg());
-		else
-			cli_error("script", "%s at offset %" PRIu64, pm_strerror(rc),
-				  pm_file_error_offset(s.f));
-		ret = 1;
-	} else {
-		const char *msg;
-
-		if (pm_file_end_status(s.f, NULL, &msg) < 0)
-			cli_error("script", "warning: %s; the stream ends there (--strict makes this "
-				  "an error)", msg);
-	}
-	for (size_t i = 0; i < nundec; i++)
-		if (undec[i])
-			cli_error("script", "%" PRIu64 " samples of attr %zu (%s) not printed", undec[i],
+	end_msgs(&s, &t, rc);
+	ret = t.ret;
+summary:
+	for (size_t i = 0; i < t.nundec; i++)
+		if (t.undec[i])
+			cli_error("script", "%" PRIu64 " samples of attr %zu (%s) not printed", t.undec[i],
 				  i, pm_file_event_name(s.f, i) ? pm_file_event_name(s.f, i) : "?");
-	if (nbad)
-		cli_error("script", "%" PRIu64 " of %" PRIu64 " samples not printed", nbad,
-			  nbad + s.nsamples);
-	free(undec);
+	if (t.nbad)
+		cli_error("script", "%" PRIu64 " of %" PRIu64 " samples not printed", t.nbad,
+			  t.nbad + t.nsamples);
+	tally_free(&t);
 	cli_flush();
-#ifdef PM_HAVE_LIBELF
-	pm_sym_free(s.sym);
-	cli_symmemo_free(&s.memo);
-#endif
-	pm_raw_ctx_free(s.rctx);
-	for (size_t i = 0; i < s.nnames; i++)
-		free(s.names[i]);
-	free(s.names);
-	free(s.dec);
-	free(ctab);
-	ctab = NULL;
-	free(lv);
-	lv = NULL;
-	lvcap = lvcount = 0;
-	ccap = ccount = 0;
+	script_free(&s);
 	pm_file_close(s.f);
 	return ret;
 

@@ -146,6 +146,35 @@ int cli_input_opt(const char *cmd, int argc, char **argv, int *i, const char **i
 	return 0;
 }
 
+int cli_jobs_opt(const char *cmd, int argc, char **argv, int *i, int *jobs)
+{
+	const char *a = argv[*i], *v;
+	char *end;
+	long n;
+
+	if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+		if (*i + 1 >= argc) {
+			cli_error(cmd, "%s wants a value", a);
+			return -1;
+		}
+		v = argv[++*i];
+	} else if (!strncmp(a, "--jobs=", 7)) {
+		v = a + 7;
+	} else if (!strncmp(a, "-j", 2) && a[2] >= '0' && a[2] <= '9') {
+		v = a + 2;
+	} else {
+		return 0;
+	}
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < 1 || n > 1024) {
+		cli_error(cmd, "%s: '%s' is not a number of threads from 1 to 1024", a, v);
+		return -1;
+	}
+	*jobs = (int)n;
+	return 1;
+}
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
