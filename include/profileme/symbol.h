@@ -69,6 +69,15 @@ struct pm_sym_opts {
 	 *  recording never uses it; a non-NULL @c sysroot / @c kallsyms always wins.
 	 *  Since 0.1 (after PM_SYM_OPTS_SZ_V1). */
 	const char *path;
+	/** Directory of the kernel symbol cache, which spares a process the reading of
+	 *  /proc/kallsyms (tens of milliseconds of kernel time) when the kernel's table can be
+	 *  shown not to have changed; an answer from it is always the one a fresh read gives
+	 *  (docs/symbol.md, "Kernel symbol cache").  NULL: `$PROFILEME_CACHE_DIR` if set (set and
+	 *  empty: no cache), else `$XDG_CACHE_HOME/profileme`, else `~/.cache/profileme`; "": no
+	 *  cache.  Only `/proc/kallsyms` is cached (never a @c kallsyms file given here, nor a
+	 *  sidecar's); a directory that cannot be written is no error (the symbols are read as
+	 *  without a cache; a debug log line says why).  Since 0.1 (after @c path). */
+	const char *cache_dir;
 };
 /** Frozen minimum @c sz of struct pm_sym_opts (0.1: the whole 0.1 struct); accepted by
  *  every later release.  See PM_OFFSETOFEND(). */

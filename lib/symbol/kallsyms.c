@@ -61,7 +61,29 @@ struct kparse {
 	size_t ntext, nzero, lineno;
 	uint32_t kmod, lastmod;
 	char lastmodname[128];
+	/* the cache's head: the lines up to the first non-zero address */
+	bool want_head, head_done;
+	struct pm__buf head;
 };
+
+/* Keep the raw line [line, nl] (nl: its newline) in the head until one
+ * has a non-zero address. */
+static int head_line(struct kparse *k, const char *line, const char *nl)
+{
+	const char *end;
+
+	if (!k->want_head || k->head_done)
+		return 0;
+	if (k->head.len + (size_t)(nl + 1 - line) > (64u << 10)) {
+		k->want_head = false; /* no such line near the start: no cache */
+		return 0;
+	}
+	if (pm__buf_append(&k->head, line, (size_t)(nl + 1 - line)))
+		return -ENOMEM;
+	if (parse_hex(line, &end) != 0 && end && end != line)
+		k->head_done = true;
+	return 0;
+}
 
 /* One line (NUL-terminated in place, without its newline); 0 or -ENOMEM. */
 static int kallsyms_line(struct kparse *k, char *line)
@@ -152,6 +174,8 @@ static int kallsyms_lines(const char *path, struct kparse *k)
 		}
 		lim = buf + have;
 		for (char *nl; (nl = memchr(line, '\n', (size_t)(lim - line))) != NULL; line = nl + 1) {
+			if ((rc = head_line(k, line, nl)) != 0)
+				goto out;
 			*nl = '\0';
 			if ((rc = kallsyms_line(k, line)) != 0)
 				goto out;
@@ -182,17 +206,130 @@ out:
 	return rc;
 }
 
-/* Read and parse @p path into @p L; touches no symbolizer, so that it can
- * run on a thread of its own (pm__kallsyms_start()). */
-static void kallsyms_read(const char *path, struct pm__kload *L)
+/* The cache's answer, when it has one that holds now (kcache.c has why it
+ * is then the answer a fresh read gives): true and L filled. */
+static bool kcache_load(struct pm__kload *L)
 {
-	struct pm__symtab *t = &L->tab;
-	struct kparse k;
+	const struct pm__kcfg *c = L->kc;
+	struct pm__kcache kc;
+	struct pm__kmods now;
+	char boot[64], why[200];
+	uint8_t *img;
+	size_t len;
+	int rc, nb;
+
+	rc = pm__kcache_read(c->dir, &img, &len);
+	if (rc) {
+		snprintf(L->note, sizeof(L->note), "no usable cache file in %s: %s", c->dir,
+			 rc == -EPERM ? "not a private regular file of this user" : pm_strerror(-rc));
+		return false;
+	}
+	rc = pm__kcache_parse(img, len, &kc, why, sizeof(why));
+	free(img);
+	if (rc) {
+		snprintf(L->note, sizeof(L->note), "cache file in %s ignored: %s", c->dir,
+			 rc == -ENOMEM ? "out of memory" : why);
+		return false;
+	}
+	nb = pm__kcache_boot_id(c->boot_id, boot, sizeof(boot));
+	if (nb <= 0 || (size_t)nb != kc.boot_id_len || memcmp(boot, kc.boot_id, (size_t)nb) != 0) {
+		snprintf(L->note, sizeof(L->note), "cache file in %s ignored: %s", c->dir,
+			 nb <= 0 ? "no boot id" : "made in another boot");
+		pm__kcache_free(&kc);
+		return false;
+	}
+	if (!pm__kcache_head_matches(L->path, kc.head, kc.head_len)) {
+		snprintf(L->note, sizeof(L->note), "cache file in %s ignored: %s does not begin as it did "
+			 "(other addresses, or hidden from this reader)", c->dir, L->path);
+		pm__kcache_free(&kc);
+		return false;
+	}
+	if (pm__kmods_read(c->modules, &now) != 0)
+		now.ok = false;
+	rc = pm__kcache_trust(&kc, &now, &L->trust, &L->ntrust);
+	pm__kmods_free(&now);
+	if (rc) {
+		pm__kcache_free(&kc);
+		snprintf(L->note, sizeof(L->note), "out of memory");
+		return false;
+	}
+	L->tab = kc.tab;
+	memset(&kc.tab, 0, sizeof(kc.tab));
+	snprintf(L->note, sizeof(L->note), "kernel symbols from the cache in %s (%zu of %zu regions "
+		 "current)", c->dir, L->ntrust, kc.ng);
+	pm__kcache_free(&kc);
+	L->cached = true;
+	L->state = PM_SYM_KERNEL_OK;
+	return true;
+}
+
+/* After a fresh read of the cached kallsyms: write what may be cached. */
+static void kcache_store(struct pm__kload *L, struct kparse *k, const char *boot, int nb,
+			 const struct pm__kmods *before)
+{
+	struct pm__kmods after;
+	struct pm__kgroup *g = NULL;
+	struct pm__buf img = {0};
+	size_t ng = 0;
 	int rc;
 
+	if (nb <= 0 || !k->head_done || !before->ok) {
+		snprintf(L->note, sizeof(L->note), "kernel symbols not cached: %s",
+			 nb <= 0 ? "no boot id" : !k->head_done ? "no address near the start of kallsyms"
+								: "the modules list is unreadable");
+		return;
+	}
+	if (pm__kmods_read(L->kc->modules, &after) != 0)
+		after.ok = false;
+	rc = pm__kcache_regions(&L->tab, before, &after, &g, &ng);
+	pm__kmods_free(&after);
+	if (rc == 0 && ng == 0) {
+		snprintf(L->note, sizeof(L->note), "kernel symbols not cached: no core kernel run");
+		return;
+	}
+	if (rc == 0)
+		rc = pm__kcache_encode(&L->tab, g, ng, boot, (size_t)nb, k->head.data, k->head.len, &img);
+	if (rc == 0)
+		rc = pm__kcache_write(L->kc->dir, img.data, img.len);
+	if (rc)
+		snprintf(L->note, sizeof(L->note), "kernel symbols not cached in %s: %s", L->kc->dir,
+			 pm_strerror(-rc));
+	else
+		snprintf(L->note, sizeof(L->note), "kernel symbols cached in %s (%zu regions, %zu bytes)",
+			 L->kc->dir, ng, img.len);
+	free(g);
+	pm__buf_free(&img);
+}
+
+/* Read and parse @p path into @p L; touches no symbolizer, so that it can
+ * run on a thread of its own (pm__kallsyms_start()).  The cached kallsyms
+ * (L->kc) is answered from the cache when it holds, and else read and
+ * cached. */
+static void kallsyms_read(const char *path, struct pm__kload *L)
+{
+	const struct pm__kcfg *kc = L->kc;
+	bool fresh = L->fresh, cacheable;
+	struct pm__symtab *t = &L->tab;
+	struct pm__kmods before = {0};
+	char boot[64];
+	struct kparse k;
+	int rc, nb = 0;
+
 	memset(L, 0, sizeof(*L));
+	L->path = path;
+	L->kc = kc;
+	L->fresh = fresh;
 	memset(&k, 0, sizeof(k));
 	L->state = PM_SYM_KERNEL_UNREADABLE;
+	cacheable = kc && kc->dir && kc->live && strcmp(path, kc->live) == 0;
+	if (cacheable && !fresh && kcache_load(L))
+		return;
+	if (cacheable) {
+		nb = pm__kcache_boot_id(kc->boot_id, boot, sizeof(boot));
+		if (pm__kmods_read(kc->modules, &before) != 0)
+			before.ok = false;
+		k.want_head = true;
+	}
 	k.t = t;
 	pm__symtab_free(t);
 	if (pm__symtab_addstr(t, "[kernel.kallsyms]", 17, &k.kmod) != 0)
@@ -205,7 +342,7 @@ static void kallsyms_read(const char *path, struct pm__kload *L)
 		free(k.rv.v);
 		pm__symtab_free(t);
 		kdiag(L, PM_SYM_DIAG_NO_KALLSYMS, rc, "cannot read kernel symbols: %s", strerror(-rc));
-		return;
+		goto out;
 	}
 	if (k.ntext && k.nzero == k.ntext) {
 		L->state = PM_SYM_KERNEL_RESTRICTED;
@@ -215,7 +352,7 @@ static void kallsyms_read(const char *path, struct pm__kload *L)
 			     k.ntext);
 		free(k.rv.v);
 		pm__symtab_free(t);
-		return;
+		goto out;
 	}
 	/* The last symbol of all gets one page. */
 	rc = pm__symtab_build(t, &k.rv, 4096);
@@ -231,31 +368,65 @@ static void kallsyms_read(const char *path, struct pm__kload *L)
 		kdiag(L, PM_SYM_DIAG_NO_KALLSYMS, -PM_ERR_FORMAT,
 			     "no kernel text symbols in %zu lines", k.lineno);
 		pm__symtab_free(t);
-		return;
+		goto out;
 	}
 	L->state = PM_SYM_KERNEL_OK;
-	return;
+	if (cacheable) {
+		char why[sizeof(L->note)];
+
+		memcpy(why, L->note, sizeof(why)); /* why the cache was not used */
+		kcache_store(L, &k, boot, nb, &before);
+		if (why[0]) {
+			char both[sizeof(L->note)];
+
+			snprintf(both, sizeof(both), "%.290s; %.290s", why, L->note);
+			memcpy(L->note, both, sizeof(both));
+		}
+	}
+	goto out;
 oom:
 	free(k.rv.v);
 	pm__symtab_free(t);
 	kdiag(L, PM_SYM_DIAG_NO_KALLSYMS, -ENOMEM, "out of memory");
+out:
+	pm__kmods_free(&before);
+	pm__buf_free(&k.head);
 }
 
 /* Hand the load's result to the symbolizer: its kernel table, state and
- * diagnostic. */
+ * diagnostic, and what the cache did. */
 static void kallsyms_install(pm_sym *s, struct pm__kload *L)
 {
 	pm__symtab_free(&s->ktab);
 	s->ktab = L->tab;
 	memset(&L->tab, 0, sizeof(L->tab));
 	s->kstate = L->state;
+	free(s->ktrust);
+	s->kcached = L->cached;
+	s->ktrust = L->trust;
+	s->nktrust = L->ntrust;
+	L->trust = NULL;
 	if (L->diag_code)
 		pm__sym_diag(s, s->kallsyms, L->diag_code, L->diag_err, "%s", L->diag);
+	if (L->note[0])
+		pm__debug("%s: %s", s->kallsyms, L->note);
+}
+
+static struct pm__kload *kload_new(pm_sym *s, bool fresh)
+{
+	struct pm__kload *L = malloc(sizeof(*L));
+
+	if (L) {
+		L->path = s->kallsyms;
+		L->kc = &s->kc;
+		L->fresh = fresh;
+	}
+	return L;
 }
 
 void pm__kallsyms_load(pm_sym *s)
 {
-	struct pm__kload *L = malloc(sizeof(*L));
+	struct pm__kload *L = kload_new(s, false);
 
 	if (!L) {
 		s->kstate = PM_SYM_KERNEL_UNREADABLE;
@@ -264,6 +435,29 @@ void pm__kallsyms_load(pm_sym *s)
 	}
 	kallsyms_read(s->kallsyms, L);
 	kallsyms_install(s, L);
+	free(L);
+}
+
+void pm__kallsyms_fresh(pm_sym *s)
+{
+	struct pm__kload *L;
+
+	if (s->kfresh_loaded)
+		return;
+	s->kfresh_loaded = true;
+	s->kfresh_state = PM_SYM_KERNEL_UNREADABLE;
+	L = kload_new(s, true);
+	if (!L) {
+		pm__sym_diag(s, s->kallsyms, PM_SYM_DIAG_NO_KALLSYMS, -ENOMEM, "out of memory");
+		return;
+	}
+	kallsyms_read(s->kallsyms, L);
+	s->kfresh = L->tab;
+	s->kfresh_state = L->state;
+	if (L->diag_code)
+		pm__sym_diag(s, s->kallsyms, L->diag_code, L->diag_err, "%s", L->diag);
+	pm__debug("%s: read again for an address the cache does not answer%s%s", s->kallsyms,
+		  L->note[0] ? "; " : "", L->note);
 	free(L);
 }
 
@@ -281,10 +475,9 @@ void pm__kallsyms_start(pm_sym *s)
 
 	if (s->kloaded || s->kpending || (s->flags & PM_SYM_OPT_NO_KERNEL))
 		return;
-	L = malloc(sizeof(*L));
+	L = kload_new(s, false);
 	if (!L)
 		return; /* loaded when first needed */
-	L->path = s->kallsyms;
 	if (pthread_create(&s->kthread, NULL, kallsyms_thread, L) != 0) {
 		free(L);
 		return;

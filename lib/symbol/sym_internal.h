@@ -117,6 +117,14 @@ struct pm__strtab {
 	size_t nslots;
 };
 
+/* Where the cache is and what it is checked against (paths; tests fake them). */
+struct pm__kcfg {
+	char *dir;     /* NULL: no cache */
+	char *live;    /* the kallsyms that is cached: "/proc/kallsyms" */
+	char *boot_id; /* "/proc/sys/kernel/random/boot_id" */
+	char *modules; /* "/proc/modules" */
+};
+
 struct pm_sym {
 	char *sysroot;   /* "" when none */
 	char *debug_dir;
@@ -134,6 +142,15 @@ struct pm_sym {
 
 	struct pm__symtab ktab;
 	int kstate;   /* enum pm_sym_kernel_state */
+	/* the kernel symbol cache: when kcached, ktab came from it and answers
+	 * the ranges ktrust only; kfresh (read when first needed) the rest */
+	struct pm__kcfg kc;
+	bool kcached;
+	struct pm__krange *ktrust;
+	size_t nktrust;
+	struct pm__symtab kfresh;
+	int kfresh_state;
+	bool kfresh_loaded;
 	bool kloaded; /* tried */
 	struct pm__kload *kpending; /* being read by kthread (pm__kallsyms_start()) */
 	pthread_t kthread;
@@ -228,18 +245,91 @@ PM_HIDDEN int pm__sym_replay(pm_sym *s, struct pm_file *f, struct pm__replay *q)
 PM_HIDDEN void pm__sym_rows_free(pm_sym *s);
 /* and pm__sym_resolve_rows_from(), pm__sym_kernel_prefetch(): internal/sym_columns_int.h */
 
+/* kcache.c: the kernel symbol cache (see the comment at its top). */
+#define PM__KCACHE_VERSION 1
+/* One cached region: the core kernel, or one load of a module. */
+struct pm__kgroup {
+	uint64_t first, last;  /* starts of its first and last symbol */
+	uint64_t maddr, msize; /* a module's load address and size (/proc/modules); core: 0 */
+	uint32_t mod;          /* its "[name]" in the table's strings */
+	uint32_t lo, hi;       /* its symbols: tab.v[lo, hi) */
+	uint32_t kind;         /* 0: the core kernel, 1: a module */
+};
+/* Addresses [lo, hi) answered from the cache. */
+struct pm__krange {
+	uint64_t lo, hi;
+};
+/* A parsed cache file. */
+struct pm__kcache {
+	struct pm__symtab tab;
+	struct pm__kgroup *g;
+	size_t ng;
+	char boot_id[64];
+	size_t boot_id_len;
+	char *head; /* the first lines of kallsyms, up to the first non-zero address */
+	size_t head_len;
+};
+/* /proc/modules. */
+struct pm__kmod {
+	char name[64];
+	uint64_t size, addr;
+	bool live;
+};
+struct pm__kmods {
+	struct pm__kmod *v;
+	size_t n, cap;
+	bool ok; /* read (or absent: no modules); false: unreadable or not understood */
+};
+PM_HIDDEN uint64_t pm__kcache_checksum(const uint8_t *p, size_t n);
+/* 0 and *kc filled, or -PM_ERR_FORMAT (why says what failed) or -ENOMEM. */
+PM_HIDDEN int pm__kcache_parse(const uint8_t *p, size_t n, struct pm__kcache *kc, char *why,
+			       size_t whylen);
+PM_HIDDEN void pm__kcache_free(struct pm__kcache *kc);
+/* The file image of regions g of table t. */
+PM_HIDDEN int pm__kcache_encode(const struct pm__symtab *t, const struct pm__kgroup *g, size_t ng,
+				const char *boot_id, size_t boot_len, const char *head,
+				size_t head_len, struct pm__buf *out);
+/* The cacheable regions of a freshly read table (modules listed before and after the read). */
+PM_HIDDEN int pm__kcache_regions(const struct pm__symtab *t, const struct pm__kmods *before,
+				 const struct pm__kmods *after, struct pm__kgroup **out, size_t *nout);
+/* The ranges of kc that modules `now` still vouch for (sorted). */
+PM_HIDDEN int pm__kcache_trust(const struct pm__kcache *kc, const struct pm__kmods *now,
+			       struct pm__krange **out, size_t *nout);
+PM_HIDDEN bool pm__krange_has(const struct pm__krange *r, size_t n, uint64_t addr);
+PM_HIDDEN int pm__kcache_boot_id(const char *path, char *buf, size_t cap);
+PM_HIDDEN int pm__kmods_read(const char *path, struct pm__kmods *m);
+PM_HIDDEN void pm__kmods_free(struct pm__kmods *m);
+PM_HIDDEN char *pm__kcache_default_dir(void);
+PM_HIDDEN int pm__kcache_read(const char *dir, uint8_t **out, size_t *len);
+PM_HIDDEN int pm__kcache_write(const char *dir, const void *p, size_t n);
+PM_HIDDEN bool pm__kcache_head_matches(const char *kallsyms, const char *head, size_t head_len);
+/* Test hook: the cache in dir (NULL: off) for the kallsyms file live, checked
+ * against these boot id and modules files; live becomes the symbolizer's
+ * kallsyms.  Before any kernel lookup; 0 or -ENOMEM. */
+PM_HIDDEN int pm__sym_kcache_paths(pm_sym *s, const char *dir, const char *live,
+				   const char *boot_id, const char *modules);
+
 /* kallsyms.c: pm__kallsyms_load() reads kernel symbols now;
  * pm__kallsyms_start() on a thread of their own, which pm__kallsyms_join()
  * waits for (every use of the kernel table joins first). */
 struct pm__kload {
 	const char *path;
+	const struct pm__kcfg *kc; /* the symbolizer's (read only) */
+	bool fresh;                /* do not answer from the cache (but refresh it) */
 	struct pm__symtab tab;
 	int state;
 	int diag_code, diag_err;
 	char diag[400];
+	/* from the cache: tab answers ranges trust[0, ntrust) only */
+	bool cached;
+	struct pm__krange *trust;
+	size_t ntrust;
+	char note[600]; /* what the cache did (a debug log line) */
 };
 PM_HIDDEN void pm__kallsyms_load(pm_sym *s);
 PM_HIDDEN void pm__kallsyms_start(pm_sym *s);
 PM_HIDDEN void pm__kallsyms_join(pm_sym *s);
+/* A fresh read into s->kfresh (once), for what the cache does not answer. */
+PM_HIDDEN void pm__kallsyms_fresh(pm_sym *s);
 
 #endif /* PM_SYM_INTERNAL_H */

@@ -57,6 +57,20 @@ int pm_sym_new(pm_sym **out, const struct pm_sym_opts *opts)
 		pm_sym_free(s);
 		return -ENOMEM;
 	}
+	/* the kernel symbol cache: pm_sym_opts.cache_dir, else the default
+	 * ($PROFILEME_CACHE_DIR, $XDG_CACHE_HOME/profileme, ~/.cache/profileme);
+	 * "" turns it off.  Only /proc/kallsyms is cached. */
+	if (o.cache_dir)
+		s->kc.dir = o.cache_dir[0] ? pm__strndup(o.cache_dir, strlen(o.cache_dir)) : NULL;
+	else
+		s->kc.dir = pm__kcache_default_dir();
+	s->kc.live = dup_or(NULL, "/proc/kallsyms");
+	s->kc.boot_id = dup_or(NULL, "/proc/sys/kernel/random/boot_id");
+	s->kc.modules = dup_or(NULL, "/proc/modules");
+	if (!s->kc.live || !s->kc.boot_id || !s->kc.modules || (o.cache_dir && o.cache_dir[0] && !s->kc.dir)) {
+		pm_sym_free(s);
+		return -ENOMEM;
+	}
 	s->kstate = (s->flags & PM_SYM_OPT_NO_KERNEL) ? PM_SYM_KERNEL_DISABLED : PM_SYM_KERNEL_UNREADABLE;
 	s->local_kernel = true;
 	*out = s;
@@ -91,6 +105,12 @@ void pm_sym_free(pm_sym *s)
 		proc_free(s->procs[i]);
 	free(s->procs);
 	pm__symtab_free(&s->ktab);
+	pm__symtab_free(&s->kfresh);
+	free(s->ktrust);
+	free(s->kc.dir);
+	free(s->kc.live);
+	free(s->kc.boot_id);
+	free(s->kc.modules);
 	for (size_t i = 0; i < s->ndiags; i++) {
 		free(s->diags[i].file);
 		free(s->diags[i].message);
@@ -544,19 +564,69 @@ static uint64_t file_addr(const struct pm__map *m, uint64_t addr)
 	return off;
 }
 
-static void lookup_kernel(pm_sym *s, uint64_t addr, struct pm_sym_result *r)
+int pm__sym_kcache_paths(pm_sym *s, const char *dir, const char *live, const char *boot_id,
+			 const char *modules)
+{
+	char *d = dir ? pm__strndup(dir, strlen(dir)) : NULL, *l = pm__strndup(live, strlen(live)),
+	     *k = pm__strndup(live, strlen(live)), *b = pm__strndup(boot_id, strlen(boot_id)),
+	     *m = pm__strndup(modules, strlen(modules));
+
+	if ((dir && !d) || !l || !k || !b || !m) {
+		free(d);
+		free(l);
+		free(k);
+		free(b);
+		free(m);
+		return -ENOMEM;
+	}
+	free(s->kc.dir);
+	free(s->kc.live);
+	free(s->kc.boot_id);
+	free(s->kc.modules);
+	free(s->kallsyms);
+	s->kc.dir = d;
+	s->kc.live = l;
+	s->kc.boot_id = b;
+	s->kc.modules = m;
+	s->kallsyms = k;
+	return 0;
+}
+
+/*
+ * The kernel table (and its state) that answers addr.  From the cache
+ * (kcached) only inside its trusted ranges, where a fresh read gives the same
+ * symbol, start and size (kcache.c, docs/symbol.md); and below every cached
+ * symbol in the lower half of the address space when the cached kernel is in
+ * the upper half (no kernel symbol, dynamic or not, is there: the answer is
+ * "no symbol", "not a kernel address", as a fresh read's).  Anything else
+ * from a fresh read, made once, when first needed.
+ */
+static const struct pm__symtab *kernel_view(pm_sym *s, uint64_t addr, int *state)
+{
+	if (!s->kcached || pm__krange_has(s->ktrust, s->nktrust, addr) ||
+	    (addr < s->ktab.lo && !(addr >> 63) && (s->ktab.lo >> 63))) {
+		*state = s->kstate;
+		return &s->ktab;
+	}
+	pm__kallsyms_fresh(s);
+	*state = s->kfresh_state;
+	return &s->kfresh;
+}
+
+static void lookup_kernel(const struct pm__symtab *t, int state, uint64_t addr,
+			  struct pm_sym_result *r)
 {
 	const struct pm__sym *sym = NULL;
 
 	r->flags = PM_SYM_KERNEL | PM_SYM_UNKNOWN;
 	r->dso = kernel_str;
 	r->dso_addr = addr;
-	if (s->kstate == PM_SYM_KERNEL_OK)
-		sym = pm__symtab_find(&s->ktab, addr);
+	if (state == PM_SYM_KERNEL_OK)
+		sym = pm__symtab_find(t, addr);
 	if (sym) {
 		r->flags = PM_SYM_KERNEL;
-		r->name = pm__symtab_str(&s->ktab, sym->name);
-		r->dso = pm__symtab_str(&s->ktab, sym->mod);
+		r->name = pm__symtab_str(t, sym->name);
+		r->dso = pm__symtab_str(t, sym->mod);
 		r->sym_start = sym->start;
 		r->sym_size = sym->size;
 		r->offset = addr - sym->start;
@@ -608,13 +678,17 @@ int pm_sym_lookup(pm_sym *s, int32_t pid, uint64_t addr, uint32_t how,
 		}
 	}
 	if (!(how & PM_SYM_LOOKUP_USER)) {
+		const struct pm__symtab *t;
+		int st;
+
 		kernel_ensure(s);
+		t = kernel_view(s, addr, &st);
 		if (how & PM_SYM_LOOKUP_KERNEL)
-			lookup_kernel(s, addr, &r);
-		else if (s->kstate == PM_SYM_KERNEL_OK && addr >= s->ktab.lo && addr < s->ktab.hi)
-			lookup_kernel(s, addr, &r);
-		else if (s->kstate != PM_SYM_KERNEL_OK && (addr >> 63))
-			lookup_kernel(s, addr, &r); /* upper half: kernel on most 64-bit ABIs */
+			lookup_kernel(t, st, addr, &r);
+		else if (st == PM_SYM_KERNEL_OK && addr >= t->lo && addr < t->hi)
+			lookup_kernel(t, st, addr, &r);
+		else if (st != PM_SYM_KERNEL_OK && (addr >> 63))
+			lookup_kernel(t, st, addr, &r); /* upper half: kernel on most 64-bit ABIs */
 	}
 out:
 	pm__struct_copy_out(res, res->sz, &r, sizeof(r));
@@ -747,9 +821,18 @@ int pm_sym_find(pm_sym *s, const char *dso, const char *name, size_t idx,
 			return rc;
 	}
 	if (!dso || dso[0] == '[') {
+		const struct pm__symtab *t = &s->ktab;
+		int st;
+
 		kernel_ensure(s);
-		if (s->kstate == PM_SYM_KERNEL_OK) {
-			rc = def_match(&s->ktab, name, dso, &count, idx, &d, NULL, PM_SYM_KERNEL);
+		st = s->kstate;
+		if (s->kcached) { /* a name may be anywhere, dynamic entries too */
+			pm__kallsyms_fresh(s);
+			t = &s->kfresh;
+			st = s->kfresh_state;
+		}
+		if (st == PM_SYM_KERNEL_OK) {
+			rc = def_match(t, name, dso, &count, idx, &d, NULL, PM_SYM_KERNEL);
 			if (rc)
 				return rc;
 		}

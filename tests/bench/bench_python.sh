@@ -23,6 +23,11 @@ py=/usr/bin/python3
 export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Kernel symbols (docs/symbol.md, "Kernel symbol cache"): a cache of this
+# run's own, made by the warm-up run, so the timed runs use a warm cache
+# (PROFILEME_CACHE_DIR= in the environment: none, every run reads kallsyms).
+export PROFILEME_CACHE_DIR="${PROFILEME_CACHE_DIR-$tmp/kcache}"
+echo "kernel symbols: ${PROFILEME_CACHE_DIR:+timed runs use a warm cache in $PROFILEME_CACHE_DIR (made by the warm-up run)}${PROFILEME_CACHE_DIR:-no cache (PROFILEME_CACHE_DIR empty): every run reads /proc/kallsyms}"
 data=${2:-}
 if [ -z "$data" ]; then
 	data=$tmp/big.data

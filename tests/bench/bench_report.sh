@@ -20,6 +20,11 @@ command -v perf >/dev/null || { echo "perf missing"; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time missing (apt-get install time)"; exit 1; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/pm-bench-report.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+# Kernel symbols (docs/symbol.md, "Kernel symbol cache"): a cache of this
+# run's own, made by the warm-up run, so the timed runs use a warm cache
+# (PROFILEME_CACHE_DIR= in the environment: none, every run reads kallsyms).
+export PROFILEME_CACHE_DIR="${PROFILEME_CACHE_DIR-$T/kcache}"
+echo "kernel symbols: ${PROFILEME_CACHE_DIR:+timed runs use a warm cache in $PROFILEME_CACHE_DIR (made by the warm-up run)}${PROFILEME_CACHE_DIR:-no cache (PROFILEME_CACHE_DIR empty): every run reads /proc/kallsyms}"
 . "$SRC/tests/bench/bench_record_data.sh"
 bench_data "$T/flat.data" "$MIN"
 bench_data "$T/g.data" "$MIN" -g

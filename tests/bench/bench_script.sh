@@ -28,6 +28,11 @@ command -v perf >/dev/null || { echo "perf missing"; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time missing (apt-get install time)"; exit 1; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/pm-bench-script.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+# Kernel symbols (docs/symbol.md, "Kernel symbol cache"): a cache of this
+# run's own, made by the warm-up run, so the timed runs use a warm cache
+# (PROFILEME_CACHE_DIR= in the environment: none, every run reads kallsyms).
+export PROFILEME_CACHE_DIR="${PROFILEME_CACHE_DIR-$T/kcache}"
+echo "kernel symbols: ${PROFILEME_CACHE_DIR:+timed runs use a warm cache in $PROFILEME_CACHE_DIR (made by the warm-up run)}${PROFILEME_CACHE_DIR:-no cache (PROFILEME_CACHE_DIR empty): every run reads /proc/kallsyms}"
 BP=$B/tests/bench/bench_parse
 [ -x "$BP" ] || { echo "$BP missing (build the benchmarks)"; exit 1; }
 . "$SRC/tests/bench/bench_record_data.sh"
@@ -38,6 +43,7 @@ for d in flat g; do
 	D=$T/$d.data
 	echo "== $d.data: $("$BP" "$D" | cut -d' ' -f1) samples"
 	for w in "" "-F tid,time,ip"; do perf script -i "$D" $w >/dev/null 2>&1; done # page cache
+	"$PROF" script -i "$D" >/dev/null # warm-up: the kernel symbol cache
 	/usr/bin/python3 "$SRC/tests/bench/cputime.py" "$R" \
 		"perf_tti=perf script -i $D -F tid,time,ip" \
 		"pm_tti=$PROF script -i $D -F tid,time,ip" \
