@@ -240,6 +240,7 @@ static int pmf_open(pm_file *f, const struct pm_file_opts *opts)
 		if (opts->reorder_max_bytes)
 			f->reorder_max = opts->reorder_max_bytes;
 	}
+	f->no_fast = getenv("PROFILEME_FILE_NO_FAST") != NULL;
 	f->data_end = UINT64_MAX;
 	f->err_off = UINT64_MAX;
 	f->info.sz = sizeof(f->info);

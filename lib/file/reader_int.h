@@ -56,20 +56,36 @@ struct pmf_chunk {
 	uint8_t data[];
 };
 
-/* A record buffered for time sorting.  data points into the read window or
- * file mapping (chunk NULL) or into a chunk copy (decompressed records, and
- * records copied out before the window moved on: pmf_q_evacuate()). */
+/* records of at most this many bytes are kept in their queue entry */
+#define PMF_QENT_INLINE 32
+
+/* A record buffered for time sorting.  A record of at most PMF_QENT_INLINE
+ * bytes is copied into the entry at push time (inl: the record is read
+ * once, while it is hot, and never evacuated); else data points into the
+ * read window or file mapping (chunk NULL) or into a chunk copy
+ * (decompressed records, and records copied out before the window moved
+ * on: pmf_q_evacuate()). */
 struct pmf_qent {
 	uint64_t ts;
-	const uint8_t *data;
-	struct pmf_chunk *chunk;
 	uint64_t offset;
 	uint32_t size;
 	int32_t attr_idx;
 	uint16_t misc;
 	uint8_t type; /* kernel record types only are queued (< 64) */
 	uint8_t from_comp;
+	uint8_t inl;  /* the record is in u.bytes */
+	union {
+		struct {
+			const uint8_t *data;
+			struct pmf_chunk *chunk;
+		} p;
+		uint8_t bytes[PMF_QENT_INLINE];
+	} u;
 };
+
+/* the record's bytes and its chunk (NULL: none to release) */
+#define PMF_QENT_DATA(e) ((e)->inl ? (const uint8_t *)(e)->u.bytes : (e)->u.p.data)
+#define PMF_QENT_CHUNK(e) ((e)->inl ? (struct pmf_chunk *)NULL : (e)->u.p.chunk)
 
 /* A run: queued records [head, end) of f->q in time order. */
 struct pmf_run {
@@ -215,6 +231,11 @@ struct pm_file {
 	struct pmf_chunk *last_out;
 	bool held;
 	struct pmf_rec held_rec;
+	/* PROFILEME_FILE_NO_FAST set at open: no batches
+	 * (pmf_source_next_batch()) and no pushes in one go
+	 * (pmf_q_push_window()), the general path that tests compare them
+	 * with */
+	bool no_fast;
 	/* chunks of records handed out in a batch (pmf_source_next_batch()),
 	 * released at the next call: every record of a batch stays valid
 	 * until then */
@@ -350,9 +371,10 @@ static inline const struct pmf_qent *pmf_q_pop(pm_file *f)
 	const struct pmf_qent *e = &f->q[run->head++];
 
 #if defined(__GNUC__) || defined(__clang__)
-	/* the record bytes were read a round ago: ask for a later one now */
-	if (run->head + PMF_POP_AHEAD < run->end)
-		__builtin_prefetch(f->q[run->head + PMF_POP_AHEAD].data);
+	/* the record bytes were read a round ago: ask for a later one now
+	 * (an entry that holds its record is read in order anyway) */
+	if (run->head + PMF_POP_AHEAD < run->end && !f->q[run->head + PMF_POP_AHEAD].inl)
+		__builtin_prefetch(f->q[run->head + PMF_POP_AHEAD].u.p.data);
 #endif
 
 	f->qbytes -= PMF_QENT_BYTES(e->size);
@@ -466,8 +488,8 @@ static inline void pmf_pop_out(pm_file *f, struct pmf_rec *r)
 		f->last_out = NULL;
 	}
 	e = pmf_q_pop(f);
-	f->last_out = e->chunk;
-	r->data = e->data;
+	f->last_out = PMF_QENT_CHUNK(e);
+	r->data = PMF_QENT_DATA(e);
 	r->size = e->size;
 	r->type = e->type;
 	r->misc = e->misc;
@@ -497,8 +519,8 @@ static inline void pmf_pop_defer(pm_file *f, struct pmf_rec *r)
 		f->last_out = NULL;
 	}
 	e = pmf_q_pop(f);
-	f->last_out = e->chunk;
-	r->data = e->data;
+	f->last_out = PMF_QENT_CHUNK(e);
+	r->data = PMF_QENT_DATA(e);
 	r->size = e->size;
 	r->type = e->type;
 	r->misc = e->misc;

@@ -130,16 +130,19 @@ static int pmf_q_push(pm_file *f, const struct pmf_rec *r)
 	e->misc = r->misc;
 	e->type = (uint8_t)r->type;
 	e->from_comp = r->from_comp;
-	if (!r->from_comp) {
-		e->data = r->data; /* stays in the window until it moves on */
-		e->chunk = NULL;
+	e->inl = r->size <= PMF_QENT_INLINE;
+	if (e->inl) {
+		memcpy(e->u.bytes, r->data, r->size);
+	} else if (!r->from_comp) {
+		e->u.p.data = r->data; /* stays in the window until it moves on */
+		e->u.p.chunk = NULL;
 	} else {
-		uint8_t *p = pmf_q_alloc(f, r->size, &e->chunk);
+		uint8_t *p = pmf_q_alloc(f, r->size, &e->u.p.chunk);
 
 		if (!p)
 			return -ENOMEM;
 		memcpy(p, r->data, r->size);
-		e->data = p;
+		e->u.p.data = p;
 	}
 	if (run && run->end == f->qend && run->head < run->end && r->time >= f->q[run->end - 1].ts) {
 		run->end++; /* the open run goes on */
@@ -180,8 +183,8 @@ static int pmf_q_push(pm_file *f, const struct pmf_rec *r)
 		f->max_ts = r->time;
 	return 0;
 nomem:
-	if (e->chunk)
-		pmf_chunk_release(f, e->chunk);
+	if (PMF_QENT_CHUNK(e))
+		pmf_chunk_release(f, e->u.p.chunk);
 	return -ENOMEM;
 }
 
@@ -198,14 +201,19 @@ static inline bool pmf_q_push_fast(pm_file *f, const struct pmf_rec *r)
 		return false;
 	e = &f->q[f->qend++];
 	e->ts = r->time;
-	e->data = r->data;
-	e->chunk = NULL;
 	e->offset = r->offset;
 	e->size = r->size;
 	e->attr_idx = r->attr_idx;
 	e->misc = r->misc;
 	e->type = (uint8_t)r->type;
 	e->from_comp = 0;
+	e->inl = r->size <= PMF_QENT_INLINE;
+	if (e->inl) {
+		memcpy(e->u.bytes, r->data, r->size);
+	} else {
+		e->u.p.data = r->data;
+		e->u.p.chunk = NULL;
+	}
 	run->end++;
 	f->qbytes += PMF_QENT_BYTES(r->size);
 	if (r->time > f->max_ts)
@@ -213,6 +221,85 @@ static inline bool pmf_q_push_fast(pm_file *f, const struct pmf_rec *r)
 	return true;
 }
 
+
+/*
+ * pmf_next()'s reading for its common records, in one loop: SAMPLE records
+ * lying wholly in the window (no decompressed bytes pending) whose time
+ * stamp continues the open run, while q has room, pushed as pmf_q_push()
+ * would, and the reorder bound checked after each as pmf_next() does.  It
+ * stops before any other record (which the general loop then reads) and
+ * when the bound starts a drain.
+ */
+static void pmf_q_push_window(pm_file *f)
+{
+	const uint8_t *w = f->win;
+	size_t pos = f->win_pos, end = f->win_end, qend = f->qend, qbytes = f->qbytes;
+	uint64_t last, max_ts = f->max_ts;
+	struct pmf_run *run;
+	bool be = f->be;
+
+	if (f->no_fast || f->err || f->twin || !f->nr_ev || !f->nruns || f->dpos < f->dend ||
+	    f->zin_pos < f->zin_size || f->zmore)
+		return;
+	run = &f->runs[f->nruns - 1];
+	if (run->end != qend || run->head == run->end)
+		return;
+	last = f->q[qend - 1].ts;
+	while (qend < f->qcap && end - pos >= 8) {
+		const uint8_t *p = w + pos;
+		uint32_t type = pm__ld32(p, be);
+		uint16_t size = pm__ld16(p + 6, be);
+		const struct pmf_evsel *ev;
+		struct pmf_qent *e;
+		int32_t idx;
+		uint64_t ts;
+
+		if (type != PM_RECORD_SAMPLE || size < 8 || size > end - pos)
+			break;
+		idx = pmf_sample_attr(f, p, size);
+		ev = &f->ev[idx < 0 ? 0 : idx];
+		if (ev->pos.time_off < 0 || (uint64_t)ev->pos.time_off + 8 > size)
+			break;
+		ts = pm__ld64(p + ev->pos.time_off, be);
+		if (!ts || ts == PM_FILE_NO_TIME || ts < last)
+			break;
+#if defined(__GNUC__) || defined(__clang__)
+		__builtin_prefetch(p + 2048);
+#endif
+		e = &f->q[qend++];
+		e->ts = ts;
+		e->offset = f->win_off + pos;
+		e->size = size;
+		e->attr_idx = idx;
+		e->misc = pm__ld16(p + 4, be);
+		e->type = PM_RECORD_SAMPLE;
+		e->from_comp = 0;
+		e->inl = size <= PMF_QENT_INLINE;
+		if (e->inl) {
+			memcpy(e->u.bytes, p, size);
+		} else {
+			e->u.p.data = p;
+			e->u.p.chunk = NULL;
+		}
+		pos += size;
+		last = ts;
+		if (ts > max_ts)
+			max_ts = ts;
+		qbytes += PMF_QENT_BYTES(size);
+		if (qbytes > f->reorder_max) {
+			uint64_t lo = f->rheap[0].ts;
+
+			f->limit = lo + (max_ts - lo) / 2;
+			f->draining = true;
+			break;
+		}
+	}
+	run->end += qend - f->qend;
+	f->qend = qend;
+	f->qbytes = qbytes;
+	f->max_ts = max_ts;
+	f->win_pos = pos;
+}
 
 /*
  * Before the read buffer [buf, buf + len) is reused: copy out the queued
@@ -234,15 +321,15 @@ int pmf_q_evacuate(pm_file *f, const uint8_t *buf, size_t len)
 			struct pmf_qent *e = &f->q[k];
 			uint8_t *p;
 
-			if (e->chunk)
+			if (e->inl || e->u.p.chunk)
 				continue;
-			if ((uintptr_t)e->data < lo || (uintptr_t)e->data >= hi)
+			if ((uintptr_t)e->u.p.data < lo || (uintptr_t)e->u.p.data >= hi)
 				break;
-			p = pmf_q_alloc(f, e->size, &e->chunk);
+			p = pmf_q_alloc(f, e->size, &e->u.p.chunk);
 			if (!p)
 				return pm__err(ENOMEM, "%s: no memory to sort records", PMF_NAME(f));
-			memcpy(p, e->data, e->size);
-			e->data = p;
+			memcpy(p, e->u.p.data, e->size);
+			e->u.p.data = p;
 		}
 		run->done = k;
 	}
@@ -253,8 +340,8 @@ void pmf_q_free(pm_file *f)
 {
 	for (size_t i = 0; i < f->nruns; i++)
 		for (size_t k = f->runs[i].head; k < f->runs[i].end; k++)
-			if (f->q[k].chunk)
-				pmf_chunk_release(f, f->q[k].chunk);
+			if (PMF_QENT_CHUNK(&f->q[k]))
+				pmf_chunk_release(f, f->q[k].u.p.chunk);
 	pmf_q_release_deferred(f);
 	if (f->last_out)
 		pmf_chunk_release(f, f->last_out);
@@ -291,6 +378,10 @@ int pmf_next(pm_file *f, struct pmf_rec *r)
 			if (f->final)
 				return f->err; /* 0 at a clean end */
 		}
+		/* the common samples pushed in one go */
+		pmf_q_push_window(f);
+		if (f->draining)
+			continue;
 		/* the common record (a kernel record in the window) inline */
 		if (f->err || !pmf_fast_next(f, r)) {
 			rc = pmf_meta_next(f, r);

@@ -77,6 +77,68 @@ static inline void pmf_source_out(const pm_file *f, const struct pmf_rec *r, str
 }
 
 /*
+ * The due records of the earliest run (rhn > 0, its head due) that come
+ * before every other run's head, as pmf_pop_defer() would pop them one by
+ * one, with the heap put right once: the SAMPLE ones into o[n, cap); the
+ * new n.
+ */
+static size_t pmf_pop_span(pm_file *f, struct pm__srec *o, size_t n, size_t cap)
+{
+	struct pmf_run *run = &f->runs[f->rheap[0].run];
+	uint64_t bound = f->limit, seq = f->rheap[0].seq;
+	size_t k = run->head, qbytes = 0;
+
+	if (f->rhn > 1) {
+		/* the head of the next run in order: a record of this run comes
+		 * first while its time is earlier, or the same and this run is
+		 * the older */
+		const struct pmf_rhent *s = &f->rheap[1];
+
+		if (f->rhn > 2 && pmf_rh_less(&f->rheap[2], s))
+			s = &f->rheap[2];
+		uint64_t sb = s->seq < seq ? s->ts - 1 : s->ts; /* ts > 0: queued records have one */
+
+		if (sb < bound)
+			bound = sb;
+	}
+	while (k < run->end && n < cap && f->ndeferred < PMF_BATCH_MAX && f->q[k].ts <= bound) {
+		const struct pmf_qent *e = &f->q[k++];
+
+#if defined(__GNUC__) || defined(__clang__)
+		if (k + PMF_POP_AHEAD < run->end && !f->q[k + PMF_POP_AHEAD].inl)
+			__builtin_prefetch(f->q[k + PMF_POP_AHEAD].u.p.data);
+#endif
+		if (f->last_out)
+			f->deferred[f->ndeferred++] = f->last_out;
+		f->last_out = PMF_QENT_CHUNK(e);
+		qbytes += PMF_QENT_BYTES(e->size);
+		if (e->type == PM_RECORD_SAMPLE) {
+			struct pm__srec *x = &o[n++];
+
+			x->data = PMF_QENT_DATA(e);
+			x->plan = e->attr_idx >= 0 && (size_t)e->attr_idx < f->nr_ev ?
+					  f->ev[e->attr_idx].layout : NULL;
+			x->offset = e->offset;
+			x->size = e->size;
+			x->attr_idx = e->attr_idx;
+			x->misc = e->misc;
+			x->from_comp = e->from_comp;
+		}
+	}
+	f->qbytes -= qbytes;
+	run->head = k;
+	if (k < run->end) {
+		f->rheap[0].ts = f->q[k].ts;
+		if (f->rhn > 1)
+			pmf_rh_down(f, 0);
+	} else if (--f->rhn) {
+		f->rheap[0] = f->rheap[f->rhn];
+		pmf_rh_down(f, 0);
+	}
+	return n;
+}
+
+/*
  * The records pmf_source_next() would give, up to cap at once, with no
  * call per record.  The first record comes from the general path (which
  * may move the window, decompress, take metadata into account or free a
@@ -138,11 +200,8 @@ static int pmf_source_next_batch(void *impl, struct pm__srec *o, size_t cap)
 	} else {
 		/* pmf_next_inl() released the chunks deferred before */
 		while (n < cap && f->ndeferred < PMF_BATCH_MAX && f->draining && f->rhn &&
-		       f->rheap[0].ts <= f->limit) {
-			pmf_pop_defer(f, &r);
-			if (r.type == PM_RECORD_SAMPLE)
-				pmf_source_out(f, &r, &o[n++]);
-		}
+		       f->rheap[0].ts <= f->limit)
+			n = pmf_pop_span(f, o, n, cap);
 	}
 	return (int)n;
 }
@@ -187,7 +246,7 @@ void pm__source_file(struct pm__source *s, pm_file *f)
 	s->be = f->be;
 	s->file_offsets = true;
 	s->next = pmf_source_next;
-	s->next_batch = pmf_source_next_batch;
+	s->next_batch = f->no_fast ? NULL : pmf_source_next_batch;
 	s->nr_attrs = pmf_source_nr_attrs;
 	s->attr = pmf_source_attr;
 	s->plan = pmf_source_plan;

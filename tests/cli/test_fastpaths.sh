@@ -15,7 +15,9 @@
 #    (the name and dso lengths the memo keeps with an answer against strlen);
 #  - the C API's time-sorted rows (the bulk reader pm_columns_read_rows, its
 #    direct field loads) against pm_file_next + pm_file_sample, and file order against
-#    file order (bench_parse rows / next / raw vs rawnext, every field summed).
+#    file order (bench_parse rows / next / raw vs rawnext, every field summed);
+#    and both against the reader's general path (PROFILEME_FILE_NO_FAST=1: no
+#    batches of records, no pushes into the sort queue in one go).
 # usage: test_fastpaths.sh <profileme> <source dir>
 set -u
 PM=$1
@@ -95,7 +97,19 @@ if [ -x "$BP" ] && { [ "$(basename "$PM")" != profileme-run ] || [ -n "$RUN" ]; 
 		eval "$RUN \"\$BP\" \"\$d\" next" >"$TMP/next" 2>&1; b=$?
 		eval "$RUN \"\$BP\" \"\$d\" raw" >"$TMP/raw" 2>&1; c=$?
 		eval "$RUN \"\$BP\" \"\$d\" rawnext" >"$TMP/rawnext" 2>&1; e=$?
+		# the reader's general path: no batches, no pushes in one go
+		export PROFILEME_FILE_NO_FAST=1
+		eval "$RUN \"\$BP\" \"\$d\" next" >"$TMP/gnext" 2>&1; g=$?
+		eval "$RUN \"\$BP\" \"\$d\" rows" >"$TMP/grows" 2>&1; h=$?
+		eval "$RUN \"\$BP\" \"\$d\" raw" >"$TMP/graw" 2>&1; i=$?
+		unset PROFILEME_FILE_NO_FAST
 		m=$((m + 1))
+		[ $a = $g ] && cmp -s "$TMP/rows" "$TMP/gnext" ||
+			fail "$(basename "$d"): time-sorted rows ($a: $(cat "$TMP/rows")) != next on the general path ($g: $(cat "$TMP/gnext"))"
+		[ $a = $h ] && cmp -s "$TMP/rows" "$TMP/grows" ||
+			fail "$(basename "$d"): time-sorted rows ($a: $(cat "$TMP/rows")) != rows on the general path ($h: $(cat "$TMP/grows"))"
+		[ $c = $i ] && cmp -s "$TMP/raw" "$TMP/graw" ||
+			fail "$(basename "$d"): file-order rows ($c: $(cat "$TMP/raw")) != rows on the general path ($i: $(cat "$TMP/graw"))"
 		[ $a = $b ] && cmp -s "$TMP/rows" "$TMP/next" ||
 			fail "$(basename "$d"): time-sorted rows ($a: $(cat "$TMP/rows")) != next ($b: $(cat "$TMP/next"))"
 		[ $c = $e ] && cmp -s "$TMP/raw" "$TMP/rawnext" ||

@@ -1109,6 +1109,108 @@ START_TEST(test_stream_runs)
 END_TEST
 
 
+/* Rounds of three runs (as from three CPU rings) whose time stamps tie, in
+ * threes within a run and across the runs: time order is the file's
+ * records stably sorted by time (the earlier run first on a tie; the rounds
+ * do not overlap in time).  ip names each record (round, run, index).
+ * _i bit 0: IP|TID|TIME (32-byte records, kept in their queue entry) or
+ * ST_BASIC (48 bytes, pointing into the window or copied out of it); bit 1:
+ * pm_file_next() + pm_file_sample() instead of the bulk reader. */
+static uint64_t ties_st;
+
+static void data_ties(struct fb *f)
+{
+	uint64_t nrounds = pm_test_scale(60, 20);
+
+	for (uint64_t r = 0; r < nrounds; r++)
+		for (uint64_t st = 0; st < 3; st++) {
+			for (uint64_t j = 0; j < 600; j++) {
+				uint64_t t = 1000000 + r * 10000 + (j / 3) * 2 + (st == 2);
+
+				fb_sample(f, ties_st, 0, r << 20 | st << 16 | j, 7, 8, t, 0, 1);
+			}
+			if (st == 1)
+				fb_hdr(f, PM_RECORD_FINISHED_ROUND, 0, 8);
+		}
+}
+
+struct tie_rec {
+	uint64_t time, ip;
+	size_t pos; /* in the file */
+};
+
+static int tie_cmp(const void *a, const void *b)
+{
+	const struct tie_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+START_TEST(test_stream_ties)
+{
+	struct fb f = { 0 };
+	struct fattr at = { .size = PM_ATTR_SIZE_VER8, .ids = { 1 }, .nids = 1, .name = "e" };
+	struct pm_file_opts o = { .sz = sizeof(o), .window_size = 64 << 10 };
+	uint64_t nrounds = pm_test_scale(60, 20);
+	size_t want = nrounds * 3 * 600, got = 0;
+	struct tie_rec *exp = malloc(want * sizeof(*exp));
+	const char *path;
+	pm_file *pf;
+
+	ck_assert_ptr_nonnull(exp);
+	ties_st = _i & 1 ? ST_BASIC : PM_SAMPLE_IP | PM_SAMPLE_TID | PM_SAMPLE_TIME;
+	at.attr = basic_attr(ties_st);
+	fb_file(&f, &at, 1, data_ties, NULL);
+	path = fb_write(&f);
+	/* the expected order, from the generator's rule */
+	for (uint64_t r = 0, k = 0; r < nrounds; r++)
+		for (uint64_t st = 0; st < 3; st++)
+			for (uint64_t j = 0; j < 600; j++, k++)
+				exp[k] = (struct tie_rec){ 1000000 + r * 10000 + (j / 3) * 2 + (st == 2),
+							   r << 20 | st << 16 | j, (size_t)k };
+	qsort(exp, want, sizeof(*exp), tie_cmp);
+	ck_assert_int_eq(pm_file_open(&pf, path, &o), 0);
+	if (_i & 2) {
+		struct pm_file_record rec = { .sz = sizeof(rec) };
+		struct pm_sample s = { .sz = sizeof(s) };
+		int rc;
+
+		while ((rc = pm_file_next(pf, &rec)) > 0) {
+			if (rec.type != PM_RECORD_SAMPLE)
+				continue;
+			ck_assert_int_eq(pm_file_sample(pf, &rec, &s), 0);
+			ck_assert_uint_lt(got, want);
+			ck_assert_uint_eq(s.time, exp[got].time);
+			ck_assert_uint_eq(s.ip, exp[got].ip);
+			got++;
+		}
+		ck_assert_int_eq(rc, 0);
+	} else {
+		static struct brow rows[500];
+		size_t coff[64], n;
+		pm_columns *c = brow_reader(pf, coff, 64);
+
+		do {
+			ck_assert_int_eq(pm_columns_read_rows(c, rows, sizeof(rows[0]), coff, 64, 500, &n), 0);
+			for (size_t i = 0; i < n; i++, got++) {
+				ck_assert_uint_lt(got, want);
+				ck_assert_uint_eq(rows[i].time, exp[got].time);
+				ck_assert_uint_eq(rows[i].ip, exp[got].ip);
+				ck_assert_uint_eq(rows[i].tid, 8);
+			}
+		} while (n == 500);
+		pm_columns_free(c);
+	}
+	ck_assert_uint_eq(got, want);
+	pm_file_close(pf);
+	unlink(path);
+	free(exp);
+	free(f.b);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* tracing data: formats from the file, fields, damage */
 
@@ -1498,6 +1600,7 @@ static Suite *file_suite(void)
 	tcase_add_loop_test(tc, test_stream_rows, 0, 2);
 	tcase_add_loop_test(tc, test_long_sample, 0, 2);
 	tcase_add_loop_test(tc, test_stream_runs, 0, 2);
+	tcase_add_loop_test(tc, test_stream_ties, 0, 4);
 	tcase_add_loop_test(tc, test_tracing_formats, 0, 4);
 	tcase_add_loop_test(tc, test_pipe_tail, 0, 2);
 	tcase_add_test(tc, test_chunk_index_parallel);
