@@ -4,6 +4,7 @@
  * as JSON lines (--json, --all), the header (--header) or a record dump (-D).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -1351,8 +1352,59 @@ static void sym_setup(struct script *s, bool quiet)
 /* ------------------------------------------------------------------ */
 /* -j N: the chunks formatted by worker threads (jobs.h) */
 
+/* Output buffers written and given back (no fresh pages for every chunk). */
+struct bufpool {
+	pthread_mutex_t mu;
+	struct {
+		char *p;
+		size_t cap;
+	} b[16];
+	size_t n;
+};
+
+static void pool_get(struct bufpool *pl, char **p, size_t *cap)
+{
+	pthread_mutex_lock(&pl->mu);
+	if (pl->n) {
+		pl->n--;
+		*p = pl->b[pl->n].p;
+		*cap = pl->b[pl->n].cap;
+	} else {
+		*p = NULL;
+		*cap = 0;
+	}
+	pthread_mutex_unlock(&pl->mu);
+	if (!*p) {
+		*p = malloc(1 << 20);
+		*cap = *p ? 1 << 20 : 0;
+	}
+}
+
+static void pool_put(struct bufpool *pl, char *p, size_t cap)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&pl->mu);
+	if (pl->n < sizeof(pl->b) / sizeof(pl->b[0])) {
+		pl->b[pl->n].p = p;
+		pl->b[pl->n].cap = cap;
+		pl->n++;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&pl->mu);
+	free(p);
+}
+
+static void pool_free(struct bufpool *pl)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		free(pl->b[i].p);
+	pl->n = 0;
+}
+
 struct sjob {
 	const struct script *base; /* the options */
+	struct bufpool pool;
 	int mode;
 	struct tally all;          /* the whole file's counts (calling thread) */
 	uint64_t nchunks_done;
@@ -1363,7 +1415,7 @@ struct sjob {
 
 struct sres {
 	char *buf;
-	size_t n;
+	size_t n, cap;
 	bool oom, stream_error;
 	uint64_t end; /* the chunk's last byte (progress) */
 	struct tally t;
@@ -1439,8 +1491,7 @@ static int sj_run(void *user, void *ws, struct cli_jobs_chunk *c, void **result)
 		}
 	}
 	res->t.defer = true;
-	ob = malloc(1 << 20);
-	obcap = ob ? 1 << 20 : 0;
+	pool_get(&j->pool, &ob, &obcap);
 	obn = 0;
 	ob_oom = !ob;
 	while ((rc = cli_jobs_next(c, &rec, &owned)) > 0) {
@@ -1456,6 +1507,7 @@ static int sj_run(void *user, void *ws, struct cli_jobs_chunk *c, void **result)
 		end_msgs(w, &res->t, rc);
 	res->buf = ob;
 	res->n = obn;
+	res->cap = obcap;
 	res->oom = ob_oom;
 	res->end = cli_jobs_desc(c)->end;
 	ob = NULL;
@@ -1469,13 +1521,13 @@ static int sj_run(void *user, void *ws, struct cli_jobs_chunk *c, void **result)
 
 static void sj_discard(void *user, void *result)
 {
+	struct sjob *j = user;
 	struct sres *r = result;
 
-	(void)user;
 	if (!r)
 		return;
 	tally_free(&r->t);
-	free(r->buf);
+	pool_put(&j->pool, r->buf, r->cap);
 	free(r);
 }
 
@@ -1678,8 +1730,10 @@ int cmd_script(int argc, char **argv)
 				      .discard = sj_discard };
 
 		sj.mode = j.mode = script_stateless(&s, &fo) ? CLI_JOBS_CHUNKS : CLI_JOBS_STREAM;
-		sj.all.nsamples = 0;
+		pthread_mutex_init(&sj.pool.mu, NULL);
 		rc = cli_jobs_run(&j, NULL);
+		pool_free(&sj.pool);
+		pthread_mutex_destroy(&sj.pool.mu);
 		if (rc != 1) {
 			/* every chunk done (or stopped): the counts are sj.all's */
 			cli_progress_done(&prog);

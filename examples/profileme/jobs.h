@@ -42,7 +42,7 @@ enum { CLI_JOBS_CHUNKS = 0, CLI_JOBS_STREAM = 1 };
 /* Default chunk size of -j (bytes of data): small enough that a chunk's
  * output is a buffer of a few MB, large enough that a thread's start and
  * a chunk reader's open are nothing beside it. */
-#define CLI_JOBS_CHUNK_BYTES (4u << 20)
+#define CLI_JOBS_CHUNK_BYTES (2u << 20)
 
 /* One chunk being read by one worker (passed to run()). */
 struct cli_jobs_chunk;
