@@ -138,14 +138,46 @@ static void o_dec_left(uint64_t v, int w)
 	o_pad(w - n);
 }
 
+static inline void hex16_at(char *o, uint64_t v);
+
 static void o_hex(uint64_t v, int w)
 {
 	int n = (int)pm_fmt_hex_len(v);
+
+	if (w == 16) {
+		o_room(16);
+		hex16_at(ob + obn, v);
+		obn += n > 16 ? (size_t)n : 16;
+		return;
+	}
 
 	if (w > n)
 		o_pad(w - n);
 	o_room(16);
 	obn += pm_fmt_hex(ob + obn, v);
+}
+
+/* v in hex right-aligned in 16 columns (spaces before it), as o_hex(v, 16):
+ * the 16 digits computed side by side, 8 in a word. */
+static inline void hex16_at(char *o, uint64_t v)
+{
+	uint64_t w[2];
+	unsigned n = pm_fmt_hex_len(v);
+
+	for (int h = 0; h < 2; h++) {
+		uint64_t x = h ? (v & 0xffffffffu) : (v >> 32), m;
+
+		x = (x | (x << 16)) & 0x0000ffff0000ffffULL;
+		x = (x | (x << 8)) & 0x00ff00ff00ff00ffULL;
+		x = (x | (x << 4)) & 0x0f0f0f0f0f0f0f0fULL;
+		/* 'a'-'9'-1 more for the nibbles above 9 */
+		m = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+		x += 0x3030303030303030ULL + m * 39;
+		w[h] = __builtin_bswap64(x);
+	}
+	memcpy(o, w, 16);
+	if (n < 16)
+		memset(o, ' ', 16 - n);
 }
 
 static void o_time(uint64_t t, bool ns)
@@ -167,6 +199,7 @@ static void o_time(uint64_t t, bool ns)
 struct comm_ent {
 	uint32_t tid;
 	bool used;
+	uint8_t len;
 	char comm[17];
 };
 
@@ -227,6 +260,20 @@ static void comm_set(uint32_t tid, const char *s, size_t n)
 		n = 16;
 	memcpy(e->comm, s, n);
 	e->comm[n] = 0;
+	e->len = (uint8_t)n;
+}
+
+/* comm_get() and its length */
+static const char *comm_get_len(uint32_t tid, size_t *len)
+{
+	struct comm_ent *e = comm_slot(tid, false);
+
+	if (e && e->comm[0]) {
+		*len = e->len;
+		return e->comm;
+	}
+	*len = 1;
+	return ":";
 }
 
 static const char *comm_get(uint32_t tid)
@@ -274,7 +321,16 @@ struct script {
 	bool has_read;  /* some attr's samples carry PERF_SAMPLE_READ values with ids */
 	bool want_sym;  /* the fields want symbols */
 	bool mute;      /* a sample before the chunk (-j): its counters only */
+	bool core_ok;   /* text of the core fields: sample_text_core() where it applies */
+	/* sample_text_core()'s memory: the last seconds formatted, the last event name */
+	uint64_t sec_v;
+	unsigned sec_n;
+	char sec_s[24 + 8];
+	int ev_idx;
+	const char *ev;
+	size_t evn;
 	struct pm_sample sm;
+	struct pm_sample_core core;
 };
 
 static int parse_fields(struct script *s, const char *arg)
@@ -374,6 +430,36 @@ static bool sym_lookup(struct script *s, uint32_t pid, uint64_t addr, int cpumod
  * by sym_lookup(), whose last_lens hold the lengths of name and dso) */
 static void o_symbol_of(unsigned fl, bool found, const char *name, uint64_t off, const char *dso)
 {
+	size_t nl = last_lens.name_len, dl = last_lens.dso_len;
+
+	if (found && name && dso && nl + dl < 2048) {
+		/* the common case written through a local pointer after one check */
+		char *o;
+
+		o_room(nl + dl + 32);
+		if (obn + nl + dl + 32 > obcap)
+			return; /* no memory (ob_oom): the chunk fails */
+		o = ob + obn;
+		if (fl & F_SYM) {
+			*o++ = ' ';
+			pm_fmt_copy(o, name, nl);
+			o += nl;
+			if ((fl & F_SYMOFF) && !last_lens.name_unknown) {
+				memcpy(o, "+0x", 3);
+				o += 3;
+				o += pm_fmt_hex(o, off);
+			}
+		}
+		if (fl & F_DSO) {
+			*o++ = ' ';
+			*o++ = '(';
+			pm_fmt_copy(o, dso, dl);
+			o += dl;
+			*o++ = ')';
+		}
+		obn = (size_t)(o - ob);
+		return;
+	}
 	if (fl & F_SYM) {
 		o_ch(' ');
 		if (found && name) {
@@ -723,6 +809,163 @@ static void sample_text(struct script *s, const struct pm_file_record *rec, cons
 		o_ch('\n');
 	else
 		o_ch('\n');
+}
+
+/* The fast path of sample_text() (tests/cli/test_fastpaths.sh compares it
+ * with PROFILEME_SCRIPT_NO_FAST=1): a sample of the core fields only (no
+ * callchain, no READ values, no field but the core ones), its line written
+ * through a local pointer after one check for room. */
+static void sample_text_core(struct script *s, const struct pm_file_record *rec,
+			     const struct pm_sample_core *c)
+{
+	uint64_t p = c->present, period = c->period;
+	unsigned fl = s->fields;
+	const char *ev = NULL;
+	size_t evn = 0;
+	char *o;
+
+	if (!(p & PM_SAMPLE_PERIOD)) {
+		/* a fixed period from the attr, as emit_sample() gives it */
+		const struct pm_attr *a = pm_file_attr(s->f, (size_t)rec->attr_idx);
+
+		if (a && !(a->flags & PM_ATTR_FREQ)) {
+			period = a->sample_period;
+			p |= PM_SAMPLE_PERIOD;
+		}
+	}
+	if (!s->user_fields) {
+		fl = F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO;
+		if (p & PM_SAMPLE_CPU)
+			fl |= F_CPU;
+		if (p & PM_SAMPLE_PERIOD)
+			fl |= F_PERIOD;
+		if (p & PM_SAMPLE_ADDR)
+			fl |= F_ADDR;
+	}
+	if (fl & F_EVENT) {
+		if (rec->attr_idx != s->ev_idx || !s->ev) {
+			s->ev = ev_name(s, rec->attr_idx);
+			s->evn = strlen(s->ev);
+			s->ev_idx = rec->attr_idx;
+		}
+		ev = s->ev;
+		evn = s->evn;
+	}
+	/* comm 17, pid/tid 22, cpu 14, time 32, period 21, event, addr 16, ip 17, '\n' */
+	o_room(160 + (size_t)(s->name_width > 0 ? s->name_width : 0) + evn);
+	if (obn + 160 + evn > obcap)
+		return; /* no memory (ob_oom): the chunk fails */
+	o = ob + obn;
+	if (fl & F_COMM) {
+		size_t cn = 1;
+		const char *cm = (p & PM_SAMPLE_TID) ? comm_get_len(c->tid, &cn) : ":";
+
+		while (cn < 16 && o < ob + obn + (16 - cn))
+			*o++ = ' ';
+		pm_fmt_copy(o, cm, cn);
+		o += cn;
+		*o++ = ' ';
+	}
+	if (fl & (F_PID | F_TID)) {
+		uint64_t v = (fl & F_PID) ? c->pid : c->tid;
+		unsigned n = pm_fmt_dec_len(v);
+
+		for (unsigned k = n; k < 5; k++)
+			*o++ = ' ';
+		pm_fmt_dec_fixed(o, v, n);
+		o += n;
+		if ((fl & F_PID) && (fl & F_TID)) {
+			*o++ = '/';
+			n = pm_fmt_dec_len(c->tid);
+			pm_fmt_dec_fixed(o, c->tid, n);
+			o += n;
+			for (unsigned k = n; k < 5; k++)
+				*o++ = ' ';
+		}
+		*o++ = ' ';
+	}
+	if ((fl & F_CPU) && (p & PM_SAMPLE_CPU)) {
+		unsigned n = pm_fmt_dec_len(c->cpu);
+
+		*o++ = '[';
+		pm_fmt_dec_fixed(o, c->cpu, n < 3 ? 3 : n);
+		o += n < 3 ? 3 : n;
+		*o++ = ']';
+		*o++ = ' ';
+	}
+	if ((fl & F_TIME) && (p & PM_SAMPLE_TIME)) {
+		uint64_t sec = c->time / 1000000000ULL, r = c->time % 1000000000ULL;
+
+		if (sec != s->sec_v || !s->sec_n) {
+			/* the seconds change seldom: kept formatted */
+			unsigned n = pm_fmt_dec_len(sec), k = 0;
+
+			for (; k + n < 5; k++)
+				s->sec_s[k] = ' ';
+			pm_fmt_dec_fixed(s->sec_s + k, sec, n);
+			s->sec_s[k + n] = '.';
+			s->sec_n = k + n + 1;
+			s->sec_v = sec;
+		}
+		memcpy(o, s->sec_s, 24);
+		o += s->sec_n;
+		if (s->ns) {
+			pm_fmt_dec_fixed(o, r, 9);
+			o += 9;
+		} else {
+			pm_fmt_dec_fixed(o, r / 1000, 6);
+			o += 6;
+		}
+		*o++ = ':';
+		*o++ = ' ';
+	}
+	if (fl & F_PERIOD) {
+		unsigned n = pm_fmt_dec_len(period);
+
+		for (unsigned k = n; k < 10; k++)
+			*o++ = ' ';
+		pm_fmt_dec_fixed(o, period, n);
+		o += n;
+		*o++ = ' ';
+	}
+	if (fl & F_EVENT) {
+		for (int k = (int)evn; k < s->name_width; k++)
+			*o++ = ' ';
+		pm_fmt_copy(o, ev, evn);
+		o += evn;
+		*o++ = ':';
+		*o++ = ' ';
+	}
+	if ((fl & F_ADDR) && (p & PM_SAMPLE_ADDR)) {
+		hex16_at(o, c->addr);
+		o += 16;
+	}
+	if ((fl & F_IP) && (p & PM_SAMPLE_IP)) {
+		*o++ = ' ';
+		hex16_at(o, c->ip);
+		o += 16;
+		obn = (size_t)(o - ob);
+		if (fl & (F_SYM | F_DSO))
+			o_symbol(s, c->pid, c->ip, c->misc & PM_RECORD_MISC_CPUMODE_MASK, fl);
+		o_ch('\n');
+		return;
+	}
+	*o++ = '\n';
+	obn = (size_t)(o - ob);
+}
+
+/* Can the samples take sample_text_core()?  Text with the core fields
+ * only; PROFILEME_SCRIPT_NO_FAST=1: never (the general path). */
+static bool core_fields_only(const struct script *s)
+{
+	const char *e = getenv("PROFILEME_SCRIPT_NO_FAST");
+
+	if (e && *e == '1')
+		return false;
+	if (s->json || s->all || s->dump)
+		return false;
+	return !(s->fields & (F_PHYS | F_RAW | F_WEIGHT | F_DATA_SRC | F_IREGS | F_UREGS)) ||
+	       !s->user_fields;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1249,6 +1492,18 @@ static inline void one_record(struct script *s, struct tally *t, const struct pm
 		t->nbad++;
 		t->ret = 1;
 	}
+	if (is_sample && rec->attr_idx >= 0 && s->core_ok) {
+		struct pm_sample_core *c = &s->core;
+
+		/* a sample without callchain or READ values: its core fields only
+		 * (an error, or any other sample: the general path below) */
+		if (pm_file_sample_core(s->f, rec, c) == 0 &&
+		    !(c->present & (PM_SAMPLE_CALLCHAIN | PM_SAMPLE_READ))) {
+			t->nsamples++;
+			sample_text_core(s, rec, c);
+			return;
+		}
+	}
 	if (is_sample && rec->attr_idx >= 0) {
 		rc = pm_file_sample(s->f, rec, sm);
 		if (rc < 0) {
@@ -1438,6 +1693,9 @@ static int sj_init(void *user, pm_file *g, void **ws)
 	w->ndec = 0;
 	w->sym = NULL;
 	w->sm.sz = sizeof(w->sm);
+	w->core.sz = sizeof(w->core);
+	w->ev = NULL;
+	w->sec_n = 0;
 	if (g) {
 		make_names(w);
 		setup_raw(w);
@@ -1717,6 +1975,8 @@ int cmd_script(int argc, char **argv)
 	setup_raw(&s);
 	s.has_read = !s.all && any_read_values(s.f);
 	s.sm.sz = sizeof(s.sm);
+	s.core.sz = sizeof(s.core);
+	s.core_ok = core_fields_only(&s);
 	s.want_sym = (s.fields & (F_SYM | F_DSO)) && !s.dump && (!s.json || s.user_fields);
 #ifdef PM_HAVE_LIBELF
 	if (s.want_sym)

@@ -11,7 +11,10 @@
 #    (PROFILEME_REPORT_NO_MEMO=1 PROFILEME_SYM_NO_MEMO=1
 #    PROFILEME_REPORT_NO_CORE=1 PROFILEME_REPORT_NO_SUM=1), every sort key;
 #  - script: the same lookup memo against none (PROFILEME_SYM_NO_MEMO=1),
-#    for perf's default fields, -F with symbols, and --json with symbols
+#    and the line of a sample's core fields (pm_file_sample_core(), written
+#    through one pointer: sample_text_core) against the general formatter
+#    (PROFILEME_SCRIPT_NO_FAST=1), for perf's default fields, -F tid,time,ip,
+#    -F with symbols and every core field, --ns, and --json with symbols
 #    (the name and dso lengths the memo keeps with an answer against strlen);
 #  - the C API's time-sorted rows (the bulk reader pm_columns_read_rows, its
 #    direct field loads) against pm_file_next + pm_file_sample, and file order against
@@ -76,10 +79,11 @@ echo "report: $n runs compared"
 
 n=0
 for d in "$TMP"/*.data; do
-	for F in "" "--json -F tid,ip,sym,dso" "-F comm,tid,ip,sym,symoff,dso"; do
+	for F in "" "--json -F tid,ip,sym,dso" "-F comm,tid,ip,sym,symoff,dso" "-F tid,time,ip" \
+		 "--ns -F comm,pid,tid,cpu,time,period,event,addr,ip,sym,symoff,dso"; do
 		"$PM" script -i "$d" $F >"$TMP/fast" 2>"$TMP/fast.err"
 		a=$?
-		PROFILEME_SYM_NO_MEMO=1 "$PM" script -i "$d" $F >"$TMP/slow" 2>"$TMP/slow.err"
+		PROFILEME_SYM_NO_MEMO=1 PROFILEME_SCRIPT_NO_FAST=1 "$PM" script -i "$d" $F >"$TMP/slow" 2>"$TMP/slow.err"
 		b=$?
 		n=$((n + 1))
 		[ $a = $b ] || fail "$(basename "$d") script $F: exit $a, general path $b"
