@@ -510,6 +510,120 @@ out:
 	return res;
 }
 
+/* ------------------------------------------------------------ frame columns */
+
+enum { FC_WIDEN, FC_CODES, FC_CPUMODE };
+
+/* to_pandas()'s converted columns of a samples array in one pass over its
+ * rows (each pass over a field of a structured array reads every row's
+ * cache lines): @p rows a C-contiguous buffer of whole rows (a numpy
+ * structured array, row_size bytes each), @p specs a list of (offset, size,
+ * signed, kind, ncats, out): the native integer field of @p size bytes at
+ * @p offset of each row goes to element i of the writable contiguous buffer
+ * @p out, as FC_WIDEN (0: an unsigned field as uint64), FC_CODES (1: the
+ * code of a categorical of ncats categories, -1 when out of range, in the
+ * signed type of out's item size) or FC_CPUMODE (2: 0-7 as they are, 255
+ * PALcode as 8, else -1; out int8).  Returns None. */
+#define FC_MAX 16
+#define PMPY_MODE_PALCODE_CODE 255
+PyObject *pmpy_frame_convert(PyObject *rows, long row_size, PyObject *specs)
+{
+	struct fc {
+		size_t off, size, osize;
+		bool sign;
+		int kind;
+		int64_t ncats;
+		char *out;
+	} fc[FC_MAX];
+	Py_buffer in = { 0 }, outv[FC_MAX];
+	Py_ssize_t ns;
+	size_t n;
+	PyObject *res = NULL;
+
+	memset(outv, 0, sizeof(outv));
+	if (!PyList_Check(specs) || (ns = PyList_GET_SIZE(specs)) > FC_MAX) {
+		PyErr_Format(PyExc_TypeError, "frame_convert: specs must be a list of at most %d tuples", FC_MAX);
+		return NULL;
+	}
+	if (row_size <= 0 || PyObject_GetBuffer(rows, &in, PyBUF_C_CONTIGUOUS) < 0) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_ValueError, "frame_convert: row_size must be positive");
+		return NULL;
+	}
+	if (in.len % row_size) {
+		PyErr_SetString(PyExc_ValueError, "frame_convert: the buffer is no whole number of rows");
+		goto out;
+	}
+	n = (size_t)(in.len / row_size);
+	for (Py_ssize_t k = 0; n && k < ns; k++) {
+		PyObject *t = PyList_GET_ITEM(specs, k), *o;
+		unsigned long long off, size;
+		int sign, kind;
+		long long ncats;
+
+		if (!PyArg_ParseTuple(t, "KKiiLO", &off, &size, &sign, &kind, &ncats, &o))
+			goto out;
+		if (PyObject_GetBuffer(o, &outv[k], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+			goto out;
+		fc[k] = (struct fc){ .off = (size_t)off, .size = (size_t)size, .sign = sign != 0, .kind = kind,
+				     .ncats = ncats, .out = outv[k].buf,
+				     .osize = n ? (size_t)outv[k].len / n : 0 };
+		if ((size != 1 && size != 2 && size != 4 && size != 8) || off + size > (unsigned long long)row_size ||
+		    kind < FC_WIDEN || kind > FC_CPUMODE || (size_t)outv[k].len != n * fc[k].osize ||
+		    (kind == FC_WIDEN && (sign || fc[k].osize != 8)) ||
+		    (kind == FC_CPUMODE && (size != 1 || fc[k].osize != 1)) ||
+		    (kind == FC_CODES && fc[k].osize != 1 && fc[k].osize != 2 && fc[k].osize != 4 &&
+		     fc[k].osize != 8)) {
+			PyErr_Format(PyExc_ValueError, "frame_convert: bad spec %zd", k);
+			goto out;
+		}
+	}
+	if (!n)
+		ns = 0;
+	Py_BEGIN_ALLOW_THREADS
+	for (size_t i = 0; ns && i < n; i++) {
+		const char *row = (const char *)in.buf + i * (size_t)row_size;
+
+		for (Py_ssize_t k = 0; k < ns; k++) {
+			const struct fc *c = &fc[k];
+			const char *p = row + c->off;
+			uint64_t u = 0;
+			int64_t v;
+
+			/* fixed sizes: inlined loads, no memcpy call per field */
+			switch (c->size) {
+			case 1: { uint8_t x; memcpy(&x, p, 1); u = c->sign ? (uint64_t)(int64_t)(int8_t)x : x; break; }
+			case 2: { uint16_t x; memcpy(&x, p, 2); u = c->sign ? (uint64_t)(int64_t)(int16_t)x : x; break; }
+			case 4: { uint32_t x; memcpy(&x, p, 4); u = c->sign ? (uint64_t)(int64_t)(int32_t)x : x; break; }
+			default: memcpy(&u, p, 8); break;
+			}
+			if (c->kind == FC_WIDEN) {
+				memcpy(c->out + i * 8, &u, 8);
+				continue;
+			}
+			if (c->kind == FC_CPUMODE)
+				v = u < 8 ? (int64_t)u : u == PMPY_MODE_PALCODE_CODE ? 8 : -1;
+			else if (c->sign)
+				v = (int64_t)u >= 0 && (int64_t)u < c->ncats ? (int64_t)u : -1;
+			else
+				v = u < (uint64_t)c->ncats ? (int64_t)u : -1;
+			switch (c->osize) {
+			case 1: c->out[i] = (char)(int8_t)v; break;
+			case 2: { int16_t x = (int16_t)v; memcpy(c->out + i * 2, &x, 2); break; }
+			case 4: { int32_t x = (int32_t)v; memcpy(c->out + i * 4, &x, 4); break; }
+			default: memcpy(c->out + i * 8, &v, 8); break;
+			}
+		}
+	}
+	Py_END_ALLOW_THREADS
+	res = Py_None;
+	Py_INCREF(res);
+out:
+	pmpy_release(outv, FC_MAX);
+	PyBuffer_Release(&in);
+	return res;
+}
+
 /* ---------------------------------------------------------------- symbols */
 
 #define PMPY_MODE_PALCODE 255
@@ -520,10 +634,11 @@ enum { Q_PID, Q_TID, Q_IP, Q_MODE, Q_TIME, Q_N };
 /* The query columns (pids, tids, ips, cpumodes, times; tids and times
  * may be None): 1-D buffers of n native int32, uint32, uint64, uint8 and
  * uint64 elements, strided allowed (the fields of a numpy structured
- * array).  q->p[i] is each column's contiguous elements (NULL for None):
- * the buffer itself, or a copy that one pass over the rows gathers (the
- * fields of one row share its cache lines).  Release with
- * pmpy_sym_query_release(). */
+ * array).  q->p[i] is each column's first element (NULL for None) and
+ * q->stride[i] the bytes to the next; with @p gather, a strided column is
+ * copied into contiguous elements first (one pass over the rows, whose
+ * fields share its cache lines) for the calls that take plain arrays.
+ * Release with pmpy_sym_query_release(). */
 struct pmpy_symq {
 	Py_buffer v[Q_N];
 	const void *p[Q_N];
@@ -540,7 +655,7 @@ static void pmpy_sym_query_release(struct pmpy_symq *q)
 }
 
 static int pmpy_sym_query(struct pmpy_symq *q, PyObject *pids, PyObject *tids, PyObject *ips,
-			  PyObject *modes, PyObject *times)
+			  PyObject *modes, PyObject *times, bool gather)
 {
 	PyObject *const objs[Q_N] = { pids, tids, ips, modes, times };
 	static const size_t item[Q_N] = { 4, 4, 8, 1, 8 };
@@ -573,7 +688,12 @@ static int pmpy_sym_query(struct pmpy_symq *q, PyObject *pids, PyObject *tids, P
 		}
 		q->stride[i] = flat ? (Py_ssize_t)item[i] : b->strides[0];
 		q->p[i] = b->buf;
+		/* in place (pm_sym_rows::stride: at least the element's size), or
+		 * gathered (reversed or overlapping views too) */
+		if (!flat && !gather && b->strides[0] >= (Py_ssize_t)item[i])
+			continue;
 		if (!flat) {
+			q->stride[i] = (Py_ssize_t)item[i];
 			q->own[i] = PyMem_Malloc(cnt ? cnt * item[i] : 1);
 			if (!q->own[i]) {
 				PyErr_NoMemory();
@@ -582,13 +702,17 @@ static int pmpy_sym_query(struct pmpy_symq *q, PyObject *pids, PyObject *tids, P
 			q->p[i] = q->own[i];
 		}
 	}
+	gather = false; /* now: is any column copied? */
+	for (int i = 0; i < Q_N; i++)
+		gather = gather || q->own[i];
 	Py_BEGIN_ALLOW_THREADS
-	for (size_t r = 0; r < n; r++)
+	for (size_t r = 0; gather && r < n; r++)
 		for (int i = 0; i < Q_N; i++) {
-			const char *src = (const char *)q->v[i].buf + (Py_ssize_t)r * q->stride[i];
+			const char *src;
 
 			if (!q->own[i])
 				continue;
+			src = (const char *)q->v[i].buf + (Py_ssize_t)r * q->v[i].strides[0];
 			/* fixed sizes: inlined loads and stores, no memcpy call per field */
 			if (item[i] == 8)
 				memcpy(q->own[i] + r * 8, src, 8);
@@ -631,7 +755,7 @@ PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *mo
 
 	if (pmpy_check(f, "file"))
 		return NULL;
-	if (pmpy_sym_query(&q, pids, Py_None, ips, modes, times) < 0)
+	if (pmpy_sym_query(&q, pids, Py_None, ips, modes, times, true) < 0)
 		return NULL;
 	n = q.n;
 	rc = pm_sym_new_from_file(&sym, f, &so);
@@ -697,12 +821,16 @@ out:
 /* Whole symbol columns: the rows' query columns (pmpy_sym_query(); cpumode
  * 255 is a PALcode address) resolved by pm_columns_resolve_rows(c) when @p c
  * is given (a reader made with pm_columns_opts.sym = @p sym that has read
- * the file), else by pm_sym_resolve_rows(sym, f).  Returns (sym, dso,
- * symoff, comm, sym_names, dso_names, comm_names): the first four bytes of
- * n native uint32 (symoff uint64) filled by C with the GIL released (comm
- * None without tids), then the library's sorted string tables. */
+ * the file), else by pm_sym_resolve_rows(sym, f), the strided columns read
+ * in place (pm_sym_rows::stride); @p partial: the rows are those before a
+ * reading error (PM_SYM_ROWS_PARTIAL).  Returns (sym, dso, symoff, comm,
+ * sym_names, dso_names, comm_names): the first four bytes of n codes (sym,
+ * dso, comm: native int8 for a table of fewer than 127 names, int16 below
+ * 32767, else uint32, the code types of pandas' categoricals; symoff native
+ * uint64) filled by C with the GIL released (comm None without tids), then
+ * the library's sorted string tables. */
 static PyObject *pmpy_sym_rows_do(pm_sym *sym, pm_file *f, pm_columns *c, PyObject *pids, PyObject *tids,
-				  PyObject *ips, PyObject *modes, PyObject *times, int basename)
+				  PyObject *ips, PyObject *modes, PyObject *times, int basename, int partial)
 {
 	struct pm_sym_rows rows = { .sz = sizeof(rows) };
 	PyObject *res = NULL, *out[4] = { 0 }, *tab[3] = { 0 };
@@ -710,7 +838,7 @@ static PyObject *pmpy_sym_rows_do(pm_sym *sym, pm_file *f, pm_columns *c, PyObje
 	size_t n;
 	int rc;
 
-	if (pmpy_sym_query(&q, pids, tids, ips, modes, times) < 0)
+	if (pmpy_sym_query(&q, pids, tids, ips, modes, times, false) < 0)
 		return NULL;
 	n = q.n;
 	for (int k = 0; k < 4; k++) {
@@ -726,7 +854,14 @@ static PyObject *pmpy_sym_rows_do(pm_sym *sym, pm_file *f, pm_columns *c, PyObje
 	rows.addr = q.p[Q_IP];
 	rows.cpumode = q.p[Q_MODE];
 	rows.when = q.p[Q_TIME];
-	rows.flags = (q.v[Q_TIME].obj ? PM_SYM_WHEN_TIME : 0) | (basename ? PM_SYM_ROWS_DSO_BASENAME : 0);
+	rows.flags = (q.v[Q_TIME].obj ? PM_SYM_WHEN_TIME : 0) | (basename ? PM_SYM_ROWS_DSO_BASENAME : 0) |
+		     (partial ? PM_SYM_ROWS_PARTIAL : 0);
+	/* the columns in place (pm_sym_rows::stride is in the order pid, addr, cpumode, when, tid) */
+	rows.stride[0] = (size_t)q.stride[Q_PID];
+	rows.stride[1] = (size_t)q.stride[Q_IP];
+	rows.stride[2] = (size_t)q.stride[Q_MODE];
+	rows.stride[3] = (size_t)q.stride[Q_TIME];
+	rows.stride[4] = (size_t)q.stride[Q_TID];
 	rows.sym = (uint32_t *)PyBytes_AS_STRING(out[0]);
 	rows.dso = (uint32_t *)PyBytes_AS_STRING(out[1]);
 	rows.symoff = (uint64_t *)PyBytes_AS_STRING(out[2]);
@@ -752,9 +887,33 @@ static PyObject *pmpy_sym_rows_do(pm_sym *sym, pm_file *f, pm_columns *c, PyObje
 		if (!tab[t])
 			goto out;
 	}
-	for (int k = 0; k < 4; k++)
-		if (out[k] && _PyBytes_Resize(&out[k], (Py_ssize_t)(n * (k == 2 ? 8 : 4))) < 0)
+	for (int k = 0; k < 4; k++) {
+		/* sym, dso and comm in the code type pandas keeps for their table's
+		 * size (int8 below 127 names, int16 below 32767, else int32 / the
+		 * uint32 indexes), narrowed in place: no conversion in Python */
+		Py_ssize_t cnt = k == 2 || !out[k] ? 0 : PyList_GET_SIZE(tab[k == 3 ? 2 : k]);
+		size_t w = k == 2 ? 8 : cnt < 127 ? 1 : cnt < 32767 ? 2 : 4;
+		char *buf = out[k] ? PyBytes_AS_STRING(out[k]) : NULL;
+
+		if (!out[k])
+			continue;
+		/* forward: element i is written below where element i + 1 is read
+		 * (byte copies: the two views of the buffer may alias) */
+		for (size_t i = 0; w < 4 && i < n; i++) {
+			uint32_t v;
+
+			memcpy(&v, buf + i * 4, 4);
+			if (w == 1) {
+				buf[i] = (char)(int8_t)v;
+			} else {
+				int16_t h = (int16_t)v;
+
+				memcpy(buf + i * 2, &h, 2);
+			}
+		}
+		if (_PyBytes_Resize(&out[k], (Py_ssize_t)(n * w)) < 0)
 			goto out;
+	}
 	res = Py_BuildValue("(OOOOOOO)", out[0], out[1], out[2], out[3] ? out[3] : Py_None, tab[0], tab[1],
 			    tab[2]);
 out:
@@ -769,7 +928,7 @@ out:
 /* pmpy_sym_rows_do() with a symbolizer of @p f made here (symfs, kallsyms,
  * path: pm_sym_opts) and a replay of @p f. */
 PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes,
-			   PyObject *times, const char *symfs, const char *kallsyms, const char *path, int basename)
+			   PyObject *times, const char *symfs, const char *kallsyms, const char *path, int basename, int partial)
 {
 	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms, .path = path };
 	pm_sym *sym = NULL;
@@ -781,16 +940,16 @@ PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject 
 	rc = pm_sym_new_from_file(&sym, f, &so);
 	if (rc < 0)
 		return pmpy_raise(rc, "symbolizer");
-	res = pmpy_sym_rows_do(sym, f, NULL, pids, tids, ips, modes, times, basename);
+	res = pmpy_sym_rows_do(sym, f, NULL, pids, tids, ips, modes, times, basename, partial);
 	pm_sym_free(sym);
 	return res;
 }
 
 /* pmpy_sym_rows_do() of a reader made with pm_columns_opts.sym = @p sym. */
 PyObject *pmpy_columns_symbol_rows(pm_columns *c, pm_sym *sym, PyObject *pids, PyObject *tids, PyObject *ips,
-				   PyObject *modes, PyObject *times, int basename)
+				   PyObject *modes, PyObject *times, int basename, int partial)
 {
 	if (pmpy_check(c, "columns") || pmpy_check(sym, "symbolizer"))
 		return NULL;
-	return pmpy_sym_rows_do(sym, NULL, c, pids, tids, ips, modes, times, basename);
+	return pmpy_sym_rows_do(sym, NULL, c, pids, tids, ips, modes, times, basename, partial);
 }

@@ -40,10 +40,11 @@ PyObject *pmpy_file_callchain_frames(pm_file *f, int event);
 PyObject *pmpy_symbolize(pm_file *f, PyObject *pids, PyObject *ips, PyObject *modes, PyObject *times,
 			 const char *symfs, const char *kallsyms, const char *path);
 PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes,
-			   PyObject *times, const char *symfs, const char *kallsyms, const char *path, int basename);
+			   PyObject *times, const char *symfs, const char *kallsyms, const char *path, int basename, int partial);
 PyObject *pmpy_columns_symbol_rows(pm_columns *c, pm_sym *sym, PyObject *pids, PyObject *tids, PyObject *ips,
-				   PyObject *modes, PyObject *times, int basename);
+				   PyObject *modes, PyObject *times, int basename, int partial);
 PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips, PyObject *ok);
+PyObject *pmpy_frame_convert(PyObject *rows, long row_size, PyObject *specs);
 
 
 PyObject *pmpy_columns_read(pm_columns *c, PyObject *buffers, long cap);

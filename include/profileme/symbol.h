@@ -581,6 +581,12 @@ PM_API int pm_sym_resolved_get(const pm_sym *s, size_t idx, struct pm_sym_result
  *  (`[kernel.kallsyms]`, `[vdso]` and the other bracketed names as they
  *  are), not the mapped path. */
 #define PM_SYM_ROWS_DSO_BASENAME (1u << 1)
+/** The rows are those read before a reading error (a cut or damaged
+ *  recording read with partial results, such as pm_columns_read_rows()
+ *  gives up to its error): the replay ends at that error as at the end of
+ *  the recording instead of failing with it, and every row is resolved with
+ *  the maps and names known there.  Without it the error is returned. */
+#define PM_SYM_ROWS_PARTIAL (1u << 2)
 /** @} */
 
 /** @name Tables of pm_sym_rows_string()
@@ -607,13 +613,21 @@ struct pm_sym_rows {
 	const uint64_t *when;   /**< n time stamps or sample ordinals, as pm_sym_resolve_file()
 				 *   (NULL: the maps and names of the end of the recording). */
 	const uint32_t *tid;    /**< n thread ids; needed when @c comm is set. */
-	uint32_t flags;         /**< ::PM_SYM_WHEN_TIME, ::PM_SYM_ROWS_DSO_BASENAME. */
+	uint32_t flags;         /**< ::PM_SYM_WHEN_TIME, ::PM_SYM_ROWS_DSO_BASENAME,
+				 *   ::PM_SYM_ROWS_PARTIAL. */
 	uint32_t reserved;      /**< Zero. */
 	uint32_t *sym;          /**< Out: n indexes into table ::PM_SYM_TABLE_SYM, or NULL. */
 	uint32_t *dso;          /**< Out: n indexes into table ::PM_SYM_TABLE_DSO, or NULL. */
 	uint64_t *symoff;       /**< Out: n offsets from the symbol's start (a PALcode row:
 				 *   its address; unknown: 0), or NULL. */
 	uint32_t *comm;         /**< Out: n indexes into table ::PM_SYM_TABLE_COMM, or NULL. */
+	/** Bytes from one row's element of each input column to the next's, in
+	 *  the order pid, addr, cpumode, when, tid (the fields of an array of
+	 *  structures read in place, no copy); 0: the element's size (a plain
+	 *  array).  A stride is 0 or at least the element's size; elements need
+	 *  no alignment.  Since 0.1 (after PM_SYM_ROWS_SZ_V1: an older caller's
+	 *  struct has plain arrays). */
+	size_t stride[5];
 };
 /** Frozen minimum @c sz of struct pm_sym_rows (0.1: the whole 0.1 struct); accepted by
  *  every later release.  See PM_OFFSETOFEND(). */

@@ -360,7 +360,7 @@ static int cmp_when(const void *a, const void *b)
  * address when the replay knows them), then the caller's hook. */
 static int replay_query(pm_sym *s, struct pm__replay *q, size_t i)
 {
-	uint8_t mode = q->cpumode ? q->cpumode[i] : 0;
+	uint8_t mode = pm__rq_u8(q->cpumode, q->smode, i);
 	int rc;
 
 	if (q->palcode && mode == PM_SYM_CPUMODE_PALCODE) {
@@ -371,7 +371,8 @@ static int replay_query(pm_sym *s, struct pm__replay *q, size_t i)
 		if (q->ndefer == q->ndefer_cap)
 			return pm__err(EINVAL, "pm_sym_resolve_rows: more deferred queries than rows");
 		q->defer[q->ndefer++] = i;
-	} else if ((rc = resolve_one(s, q->pid[i], q->addr[i], mode, &q->out_idx[i]))) {
+	} else if ((rc = resolve_one(s, pm__rq_i32(q->pid, q->spid, i), pm__rq_u64(q->addr, q->saddr, i), mode,
+				     &q->out_idx[i]))) {
 		return rc;
 	}
 	return q->on_query ? q->on_query(s, i, q->user) : 0;
@@ -381,8 +382,8 @@ int pm__sym_replay(pm_sym *s, pm_file *f, struct pm__replay *q)
 {
 	struct pm_file_record rec = { .sz = sizeof(rec) };
 	struct when_idx *order = NULL;
-	const uint64_t *when = q->when;
-	size_t n = q->n, next = 0;
+	const void *when = q->when;
+	size_t n = q->n, next = 0, sw = q->swhen;
 	uint64_t ordinal = 0;
 	bool by_time = (q->flags & PM_SYM_WHEN_TIME) != 0, sorted = true;
 	int rc = 0;
@@ -393,18 +394,18 @@ int pm__sym_replay(pm_sym *s, pm_file *f, struct pm__replay *q)
 	/* Queries in the order of their time; the samples of a recording come
 	 * sorted already (pm_file_next() orders them), and then no sort is needed. */
 	for (size_t i = 1; when && sorted && i < n; i++)
-		sorted = when[i - 1] <= when[i];
+		sorted = pm__rq_u64(when, sw, i - 1) <= pm__rq_u64(when, sw, i);
 	if (when && n && !sorted) {
 		order = pm__reallocarray(NULL, n, sizeof(*order));
 		if (!order)
 			return -ENOMEM;
 		for (size_t i = 0; i < n; i++) {
-			order[i].when = when[i];
+			order[i].when = pm__rq_u64(when, sw, i);
 			order[i].i = i;
 		}
 		qsort(order, n, sizeof(*order), cmp_when);
 	}
-#define NEXT_WHEN() (order ? order[next].when : when[next])
+#define NEXT_WHEN() (order ? order[next].when : pm__rq_u64(when, sw, next))
 #define NEXT_I() (order ? order[next].i : next)
 	while ((rc = q->next ? q->next(q->it, &rec, &ordinal) : pm_file_next(f, &rec)) > 0) {
 		struct pm_record r;
@@ -446,7 +447,9 @@ int pm__sym_replay(pm_sym *s, pm_file *f, struct pm__replay *q)
 		if (q->on_record && (rc = q->on_record(s, &r, q->user)) < 0)
 			goto out;
 	}
-	if (rc < 0)
+	/* PM_SYM_ROWS_PARTIAL: the rows are those before the reading error,
+	 * which ends the replay as the end of the recording would */
+	if (rc < 0 && !(q->flags & PM_SYM_ROWS_PARTIAL))
 		goto out;
 	for (; next < n; next++) {
 		rc = replay_query(s, q, when ? NEXT_I() : next);
@@ -459,7 +462,8 @@ int pm__sym_replay(pm_sym *s, pm_file *f, struct pm__replay *q)
 	for (size_t k = 0; k < q->ndefer; k++) {
 		size_t i = q->defer[k];
 
-		rc = resolve_one(s, q->pid[i], q->addr[i], q->cpumode[i], &q->out_idx[i]);
+		rc = resolve_one(s, pm__rq_i32(q->pid, q->spid, i), pm__rq_u64(q->addr, q->saddr, i),
+				 pm__rq_u8(q->cpumode, q->smode, i), &q->out_idx[i]);
 		if (rc)
 			goto out;
 	}
@@ -475,6 +479,7 @@ int64_t pm_sym_resolve_file(pm_sym *s, pm_file *f, size_t n, const int32_t *pid,
 			    uint32_t flags, uint32_t *out_idx)
 {
 	struct pm__replay q = { .n = n, .pid = pid, .addr = addr, .cpumode = cpumode, .when = when,
+				.spid = sizeof(*pid), .saddr = sizeof(*addr), .smode = 1, .swhen = sizeof(*when),
 				.flags = flags, .out_idx = out_idx };
 	int rc;
 

@@ -190,6 +190,7 @@ struct rows_ctx {
 	 * in runs); forgotten at every COMM and FORK */
 	bool memo;
 	uint32_t memo_tid, memo_k;
+	size_t stid; /* the tid column's stride */
 };
 
 /* COMM names a thread; FORK gives a new thread its parent's name when it
@@ -215,7 +216,7 @@ static int rows_record(pm_sym *s, const struct pm_record *r, void *user)
 static int rows_query(pm_sym *s, size_t i, void *user)
 {
 	struct rows_ctx *c = user;
-	uint32_t tid = c->rows->tid[i];
+	uint32_t tid = pm__rq_u32(c->rows->tid, c->stid, i);
 	int64_t k;
 
 	if (c->memo && c->memo_tid == tid) {
@@ -248,10 +249,25 @@ static const char *basename_of(const char *dso)
 	return sl ? sl + 1 : dso;
 }
 
-int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *rows,
+/* The stride of input column k of @p r (pm_sym_rows::stride): @p size when 0. */
+static int rows_stride(const struct pm_sym_rows *r, int k, size_t size, size_t *out)
+{
+	static const char *const names[] = { "pid", "addr", "cpumode", "when", "tid" };
+
+	*out = r->stride[k] ? r->stride[k] : size;
+	if (*out < size || (r->n && *out > SIZE_MAX / r->n))
+		return pm__err(EINVAL, "pm_sym_resolve_rows: stride %zu of %s (elements of %zu bytes, %zu rows)",
+			       r->stride[k], names[k], size, r->n);
+	return 0;
+}
+
+int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *caller,
 			       int (*next)(void *it, struct pm_file_record *rec, uint64_t *nsamples),
 			       void *it)
 {
+	/* the caller's struct copied in: fields it does not have are zero */
+	struct pm_sym_rows in = { .sz = sizeof(in) };
+	const struct pm_sym_rows *rows = &in;
 	struct rows_ctx c = { .rows = rows };
 	struct pm__replay q = { 0 };
 	struct pm__strtab *ts, *td;
@@ -261,14 +277,21 @@ int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *r
 	size_t n;
 	int rc;
 
-	if (!s || !f || !rows)
+	if (!s || !f || !caller)
 		return pm__err(EINVAL, "pm_sym_resolve_rows: NULL argument");
-	rc = PM__SZ_VALID(rows, pm_sym_rows, PM_SYM_ROWS_SZ_V1);
+	rc = PM__SZ_VALID(caller, pm_sym_rows, PM_SYM_ROWS_SZ_V1);
 	if (rc)
 		return rc;
+	pm__opts_copy_in(&in, sizeof(in), caller, caller->sz);
 	n = rows->n;
-	if (rows->flags & ~(PM_SYM_WHEN_TIME | PM_SYM_ROWS_DSO_BASENAME))
+	if (rows->flags & ~(PM_SYM_WHEN_TIME | PM_SYM_ROWS_DSO_BASENAME | PM_SYM_ROWS_PARTIAL))
 		return pm__err(EINVAL, "pm_sym_resolve_rows: unknown flags 0x%" PRIx32, rows->flags);
+	if ((rc = rows_stride(rows, 0, sizeof(int32_t), &q.spid)) ||
+	    (rc = rows_stride(rows, 1, sizeof(uint64_t), &q.saddr)) ||
+	    (rc = rows_stride(rows, 2, sizeof(uint8_t), &q.smode)) ||
+	    (rc = rows_stride(rows, 3, sizeof(uint64_t), &q.swhen)) ||
+	    (rc = rows_stride(rows, 4, sizeof(uint32_t), &c.stid)))
+		return rc;
 	if (n && (!rows->pid || !rows->addr || (rows->comm && !rows->tid)))
 		return pm__err(EINVAL, "pm_sym_resolve_rows: %s missing",
 			       !rows->pid ? "pid" : !rows->addr ? "addr" : "tid (for comm)");
@@ -285,7 +308,7 @@ int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *r
 	q.addr = rows->addr;
 	q.cpumode = rows->cpumode;
 	q.when = rows->when;
-	q.flags = rows->flags & PM_SYM_WHEN_TIME;
+	q.flags = rows->flags & (PM_SYM_WHEN_TIME | PM_SYM_ROWS_PARTIAL);
 	q.palcode = true;
 	q.out_idx = rows->sym ? rows->sym : idx;
 	q.next = next;
@@ -298,7 +321,7 @@ int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *r
 	/* Kernel symbols are read on a thread of their own during the replay
 	 * when rows need them (kernel rows are resolved after it). */
 	for (size_t i = 0; rows->cpumode && i < n && !q.ndefer_cap; i++)
-		if (pm_sym_lookup_how(rows->cpumode[i]) == PM_SYM_LOOKUP_KERNEL)
+		if (pm_sym_lookup_how(pm__rq_u8(rows->cpumode, q.smode, i)) == PM_SYM_LOOKUP_KERNEL)
 			q.ndefer_cap = n;
 	/* (or are being read already: pm_columns_opts.sym started them) */
 	if (q.ndefer_cap && (s->kpending || (!s->kloaded && !(s->flags & PM_SYM_OPT_NO_KERNEL)))) {
@@ -367,7 +390,7 @@ int pm__sym_resolve_rows_from(pm_sym *s, pm_file *f, const struct pm_sym_rows *r
 			if (rows->dso)
 				rows->dso[i] = pal_dso;
 			if (rows->symoff)
-				rows->symoff[i] = rows->addr[i];
+				rows->symoff[i] = pm__rq_u64(rows->addr, q.saddr, i);
 		} else {
 			if (rows->sym)
 				rows->sym[i] = rsym[k];

@@ -220,11 +220,14 @@ PM_HIDDEN void pm__linetab_free(struct pm__linetab *t);
  * side record after the symbolizer has. */
 struct pm__replay {
 	size_t n;
-	const int32_t *pid;
-	const uint64_t *addr;
-	const uint8_t *cpumode;
-	const uint64_t *when;
-	uint32_t flags;
+	/* the query columns: element i of each at i * its stride in bytes (the
+	 * element's size for a plain array; never 0), read with pm__rq_*() */
+	const void *pid;     /* int32_t */
+	const void *addr;    /* uint64_t */
+	const void *cpumode; /* uint8_t, or NULL (0) */
+	const void *when;    /* uint64_t, or NULL */
+	size_t spid, saddr, smode, swhen;
+	uint32_t flags; /* PM_SYM_WHEN_TIME, PM_SYM_ROWS_PARTIAL (a reading error ends the replay) */
 	bool palcode; /* PM_SYM_CPUMODE_PALCODE rows: out_idx UINT32_MAX, not looked up */
 	size_t *defer; /* room for ndefer_cap kernel queries resolved after the replay (or NULL) */
 	size_t ndefer, ndefer_cap;
@@ -240,6 +243,36 @@ struct pm__replay {
 	void *it;
 };
 PM_HIDDEN int pm__sym_replay(pm_sym *s, struct pm_file *f, struct pm__replay *q);
+
+/* Element i of a strided query column (no alignment needed). */
+static inline int32_t pm__rq_i32(const void *p, size_t stride, size_t i)
+{
+	int32_t v;
+
+	memcpy(&v, (const char *)p + i * stride, sizeof(v));
+	return v;
+}
+
+static inline uint32_t pm__rq_u32(const void *p, size_t stride, size_t i)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)p + i * stride, sizeof(v));
+	return v;
+}
+
+static inline uint64_t pm__rq_u64(const void *p, size_t stride, size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)p + i * stride, sizeof(v));
+	return v;
+}
+
+static inline uint8_t pm__rq_u8(const void *p, size_t stride, size_t i)
+{
+	return p ? ((const uint8_t *)p)[i * stride] : 0;
+}
 
 /* rows.c */
 PM_HIDDEN void pm__sym_rows_free(pm_sym *s);

@@ -8,7 +8,8 @@ array_bytes".
   bench_python.py struct FILE      a hand-written struct loop (file mode only)
   bench_python.py samples FILE     profileme.open(FILE).samples(), every column
   bench_python.py symbols FILE     profileme.open(FILE).to_pandas(symbols=True)
-                                   (comm, dso, sym, symoff; no peak memory: 0)
+                                   (comm, dso, sym, symoff; no peak memory: 0;
+                                   kallsyms=$PM_BENCH_KALLSYMS when set)
 The samples and symbols legs also print the process's CPU time (all
 threads) last.
 """
@@ -94,7 +95,8 @@ def frame_leg(leg, path):
             res = r.samples()
             check = (int(res["time"].sum()), int(res["tid"].sum()), int(res["ip"].sum()))
         else:
-            res = r.to_pandas(symbols=True)
+            # PM_BENCH_KALLSYMS: a kallsyms file instead of /proc/kallsyms
+            res = r.to_pandas(symbols=True, kallsyms=os.environ.get("PM_BENCH_KALLSYMS") or None)
             check = (int(res["time"].sum()), int(res["sym"].cat.codes.sum()),
                      int(res["symoff"].sum()))
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0

@@ -65,9 +65,17 @@ def workload():
     for tids in (None, np.zeros(2, np.uint32)):
         try:
             _glue.symbol_rows(f, np.zeros(3, np.int32), tids, np.zeros(3, np.uint64),
-                              np.zeros(3, np.uint8), None, None, None, None, 1)
+                              np.zeros(3, np.uint8), None, None, None, None, 1, 0)
         except ValueError:
             pass
+    # to_pandas()'s one pass over the rows, and its error path
+    rows = np.zeros(4, dtype=[("a", "<u4"), ("b", "u1")])
+    _glue.frame_convert(rows, rows.dtype.itemsize, [(0, 4, 0, 0, 0, np.empty(4, np.uint64)),
+                                                    (4, 1, 0, 2, 9, np.empty(4, np.int8))])
+    try:
+        _glue.frame_convert(rows, rows.dtype.itemsize, [(4, 1, 0, 2, 9, np.empty(3, np.int8))])
+    except ValueError:
+        pass
     capi.pm_file_close(f)
     pl = capi.pm_pmu_scan(SYSFS)
     try:

@@ -127,7 +127,9 @@ def test_read_once(perf_files, monkeypatch):
 def test_damaged_same_error(perf_files, tmp_path):
     """A truncated recording: the one-read path ends in the error the
     general path's second read meets (the kept records end where the read
-    did), with partial=False and partial=True alike."""
+    did); with partial=True both give the rows before the damage and the
+    same symbol columns (tests/python/test_partial_symbols.py checks them
+    against perf)."""
     with open(perf_files["file"], "rb") as f:
         data = f.read()
     cut = str(tmp_path / "cut.data")
@@ -141,12 +143,40 @@ def test_damaged_same_error(perf_files, tmp_path):
             return type(e), e.errno, str(e)
         return None
 
-    for partial in (False, True):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")      # partial=True: the DamageWarning
-            with profileme.open(cut) as r:
-                one = outcome(lambda: r.to_pandas(symbols=True, partial=partial))
-            with profileme.open(cut) as r:
-                two = outcome(lambda: r._symbol_columns(r.samples(partial=partial), None, None, True))
-        assert one is not None and one == two, (one, two)
+    with profileme.open(cut) as r:
+        one = outcome(lambda: r.to_pandas(symbols=True))
+    with profileme.open(cut) as r:
+        two = outcome(lambda: r._symbol_columns(r.samples(), None, None, True))
+    assert one is not None and one == two, (one, two)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # the DamageWarning
+        # the replay of the rows before the damage meets it too, an error without partial
+        with profileme.open(cut) as r:
+            arr = r.samples(partial=True)
+            replay = outcome(lambda: r._symbol_columns(arr, None, None, True))
+        assert replay is not None and replay[0] is profileme.TruncatedError, replay
+        with profileme.open(cut) as r:
+            df = r.to_pandas(symbols=True, partial=True)
+        with profileme.open(cut) as r:
+            arr = r.samples(partial=True)
+            cols = r._symbol_columns(arr, None, None, True, partial=True)
+    assert len(df) == len(arr) > 0
+    _same(df, cols)
 
+
+
+def test_frames_own_their_columns(perf_files):
+    """Each frame has its own, writable symbol columns: changing one frame
+    (in place) changes neither the per-recording cache nor the next frame;
+    the event/cpumode codes and the widened counts are the frame's own too."""
+    with profileme.open(perf_files["callchain"]) as r:
+        df = r.to_pandas(symbols=True)
+        want = df.copy(deep=True)
+        assert df["symoff"].to_numpy().flags.writeable
+        df["symoff"] += 1                                   # in place in pandas 1.5
+        df.loc[0, "sym"] = df["sym"].cat.categories[0]
+        df.loc[0, "comm"] = df["comm"].cat.categories[-1]
+        df.loc[0, "cpumode"] = "hypervisor"
+        df["callchain_nr"] += 1
+        again = r.to_pandas(symbols=True)
+    pd.testing.assert_frame_equal(again, want)

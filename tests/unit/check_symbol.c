@@ -1466,6 +1466,124 @@ START_TEST(test_resolve_rows)
 		pm_sym_free(s);
 		pm_file_close(f);
 	}
+	/* the same rows as the fields of an array of structures, read in place
+	 * (pm_sym_rows::stride): the same names; an older caller's struct
+	 * (PM_SYM_ROWS_SZ_V1) has no strides, and a stride below the element's
+	 * size is refused */
+	{
+		/* rows of 25 bytes: mode, ip (unaligned), pid, tid, time */
+		enum { RS = 25 };
+		static uint8_t aos[CAP * RS];
+		const void *at[5] = { aos + 9, aos + 1, aos, aos + 17, aos + 13 };
+		struct pm_sym_rows rows = { .sz = sizeof(rows), .n = n, .pid = at[0], .addr = at[1], .cpumode = at[2],
+					    .when = at[3], .tid = at[4],
+					    .flags = PM_SYM_WHEN_TIME | PM_SYM_ROWS_DSO_BASENAME,
+					    .sym = sym, .dso = dso, .symoff = off, .comm = comm,
+					    .stride = { RS, RS, RS, RS, RS } };
+
+		for (size_t i = 0; i < n; i++) {
+			uint8_t *r = aos + i * RS;
+
+			r[0] = mode[i];
+			memcpy(r + 1, &ip[i], 8);
+			memcpy(r + 9, &pid[i], 4);
+			memcpy(r + 13, &tid[i], 4);
+			memcpy(r + 17, &tm[i], 8);
+		}
+		memset(sym, 0xff, sizeof(sym));
+		memset(off, 0, sizeof(off));
+		ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+		ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+		ck_assert_int_eq(pm_sym_resolve_rows(s, f, &rows), 0);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_SYM, sym[i]), want_sym[i]);
+			ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_DSO, dso[i]), want_dso[i]);
+			ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_COMM, comm[i]), want_comm[i]);
+		}
+		ck_assert_uint_eq(off[n - 1], 0x1a100);
+		pm_sym_free(s);
+		pm_file_close(f);
+		/* a stride of 4 for the 8-byte addresses */
+		rows.stride[1] = 4;
+		ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+		ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+		ck_assert_int_eq(pm_sym_resolve_rows(s, f, &rows), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(pm_errmsg(), "stride 4 of addr"));
+		pm_sym_free(s);
+		pm_file_close(f);
+		/* an older caller: its struct ends before the strides (left set
+		 * here: they must not be read), plain arrays */
+		rows.pid = pid;
+		rows.addr = ip;
+		rows.cpumode = mode;
+		rows.when = tm;
+		rows.tid = tid;
+		rows.sz = PM_SYM_ROWS_SZ_V1;
+		memset(sym, 0xff, sizeof(sym));
+		ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+		ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+		ck_assert_int_eq(pm_sym_resolve_rows(s, f, &rows), 0);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_SYM, sym[i]), want_sym[i]);
+		pm_sym_free(s);
+		pm_file_close(f);
+	}
+	/* PM_SYM_ROWS_PARTIAL: the recording cut inside a sample past its
+	 * middle; the rows before the cut resolve as in the whole recording,
+	 * where without the flag the replay ends in the reading error */
+	{
+		char cut[] = "/tmp/pm_cut_XXXXXX";
+		int fd = mkstemp(cut);
+		FILE *in = fopen(SYN_DATA, "rb");
+		static uint8_t bytes[4 << 20];
+		size_t len, at = 0;
+		struct pm_sym_rows rows = { .sz = sizeof(rows), .pid = pid, .addr = ip, .cpumode = mode,
+					    .when = tm, .tid = tid, .sym = sym, .dso = dso, .symoff = off,
+					    .comm = comm };
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_ptr_nonnull(in);
+		len = fread(bytes, 1, sizeof(bytes), in);
+		fclose(in);
+		ck_assert_uint_gt(len, 0);
+		ck_assert_uint_lt(len, sizeof(bytes));
+		ck_assert_int_eq(pm_file_open(&f, SYN_DATA, NULL), 0);
+		while (pm_file_next(f, &rec) > 0) {
+			if (rec.type != PM_RECORD_SAMPLE)
+				continue;
+			if (rec.offset > len / 2) {
+				at = (size_t)rec.offset + rec.size / 2;
+				break;
+			}
+			rows.n++;
+		}
+		pm_file_close(f);
+		ck_assert_uint_gt(at, 0);
+		ck_assert_uint_gt(rows.n, 10);
+		ck_assert_uint_lt(rows.n, n - 1);
+		ck_assert_int_eq(write(fd, bytes, at), (ssize_t)at);
+		close(fd);
+		for (int partial = 0; partial < 2; partial++) {
+			rows.flags = PM_SYM_WHEN_TIME | PM_SYM_ROWS_DSO_BASENAME | (partial ? PM_SYM_ROWS_PARTIAL : 0);
+			memset(sym, 0xff, sizeof(sym));
+			ck_assert_int_eq(pm_file_open(&f, cut, NULL), 0);
+			ck_assert_int_eq(pm_sym_new_from_file(&s, f, &o), 0);
+			if (!partial) {
+				ck_assert_int_lt(pm_sym_resolve_rows(s, f, &rows), 0);
+			} else {
+				ck_assert_int_eq(pm_sym_resolve_rows(s, f, &rows), 0);
+				for (size_t i = 0; i < rows.n; i++) {
+					ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_SYM, sym[i]), want_sym[i]);
+					ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_DSO, dso[i]), want_dso[i]);
+					ck_assert_str_eq(pm_sym_rows_string(s, PM_SYM_TABLE_COMM, comm[i]),
+							 want_comm[i]);
+				}
+			}
+			pm_sym_free(s);
+			pm_file_close(f);
+		}
+		unlink(cut);
+	}
 	for (size_t i = 0; i < n; i++) {
 		free(want_sym[i]);
 		free(want_dso[i]);

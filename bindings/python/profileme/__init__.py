@@ -18,6 +18,7 @@ import io
 import os
 import re
 import stat
+import sys
 import warnings
 
 import numpy as np
@@ -520,7 +521,7 @@ class PerfData:
         self._decoded = [s[0] for s in schema[_BASE_COLUMNS:]]
         return schema
 
-    def _read_columns(self, cols, fields, ev, partial):
+    def _read_columns(self, cols, fields, ev, partial, stacklevel=3):
         schema = self._schema(cols)
         names = [s[0] for s in schema]
         if fields is not None:
@@ -567,17 +568,17 @@ class PerfData:
                                 "samples(partial=True) returns them)" % (exc.strerror, n),
                                 exc.filename)
             warnings.warn(DamageWarning("%s: %s: returning the %d samples before the damage"
-                                        % (self.name, exc.strerror, n)), stacklevel=3)
+                                        % (self.name, exc.strerror, n)), stacklevel=stacklevel)
         if skipped and bad_layout:
             what = "; ".join("event %d (%s): %s" % (e["index"], e["name"], e["layout_error"])
                              for e in bad_layout)
             msg = "%d samples cannot be read: %s" % (skipped, what)
             if not partial:
                 raise UnsupportedError(ERR_UNSUPPORTED, msg, self.name)
-            warnings.warn(DamageWarning("%s: %s: left out" % (self.name, msg)), stacklevel=3)
+            warnings.warn(DamageWarning("%s: %s: left out" % (self.name, msg)), stacklevel=stacklevel)
         elif skipped:
             warnings.warn(DamageWarning("%s: %d samples could not be parsed and are left out"
-                                        % (self.name, skipped)), stacklevel=3)
+                                        % (self.name, skipped)), stacklevel=stacklevel)
         return arr
 
     def to_pandas(self, fields=None, event=None, partial=False, attribution=True, symbols=False,
@@ -620,20 +621,47 @@ class PerfData:
         if fields is not None and sym_cols:
             fields = [f for f in fields if f not in _SYM_COLUMNS]
         if sym_cols:
-            return self._with_symbols(fields, event, partial, attribution, sym_cols, symfs,
-                                      kallsyms, time_as)
-        get = fields
-        if fields is not None:
-            # the masks need raw_ok and the _valid flags of the fields asked for
-            extra = ["raw_ok"] + [f + "_valid" for f in fields]
-            get = fields + [x for x in extra if x not in fields and x in self._all_names()]
-        arr = self.samples(fields=get, event=event, partial=partial) if _arr is None else _arr
+            data = self._with_symbols(fields, event, partial, attribution, sym_cols, symfs,
+                                      kallsyms)
+        else:
+            arr = (self.samples(fields=self._masked_fields(fields), event=event, partial=partial)
+                   if _arr is None else _arr)
+            data = self._frame_columns(arr, fields, attribution)
+        if "time" in data and time_as is not None:
+            data["time"] = self._time_as(np.asarray(data["time"]), time_as)
+        # one frame of the final columns: nothing copied, nothing re-derived
+        return pd.DataFrame(data, copy=False)
+
+    def _masked_fields(self, fields):
+        """fields and the columns the frame masks them with (raw_ok, the
+        fields' _valid flags); None for every column."""
+        if fields is None:
+            return None
+        extra = ["raw_ok"] + [f + "_valid" for f in fields]
+        return fields + [x for x in extra if x not in fields and x in self._all_names()]
+
+    def _frame_columns(self, arr, fields, attribution):
+        """The frame's columns of the samples arr (fields: the ones wanted,
+        None: every column), by name, in arr's order, then the attribution's."""
+        import pandas as pd
         names = arr.dtype.names
         decoded = set(self._decoded)
         bad = ~arr["raw_ok"] if "raw_ok" in names and decoded & set(names) else None
+        made = _converted_columns(arr, [n for n in ("event", "cpumode", "callchain_nr",
+                                                    "callchain_markers")
+                                        if n in names and (fields is None or n in fields)],
+                                  len(self.events))
         data = {}
         for name in names:
             if fields is not None and name not in fields:
+                continue
+            if name in made:
+                col = made[name]
+                if name == "event":
+                    col = _categorical(col, _unique_names([e["name"] for e in self.events]))
+                elif name == "cpumode":
+                    col = _categorical(col, _CPUMODE_NAMES)
+                data[name] = col
                 continue
             col = arr[name]
             mask = None
@@ -643,12 +671,10 @@ class PerfData:
                     mask = bad | ~arr[name + "_valid"]
             if name == "event":
                 cats = [e["name"] for e in self.events]
-                data[name] = pd.Categorical.from_codes(_category_codes(col, len(cats)),
-                                                       categories=_unique_names(cats))
+                data[name] = _categorical(_category_codes(col, len(cats)), _unique_names(cats))
             elif name in self.codes:
                 cats = self.codes[name]
-                data[name] = pd.Categorical.from_codes(_category_codes(col, len(cats), mask),
-                                                       categories=_unique_codes(cats))
+                data[name] = _categorical(_category_codes(col, len(cats), mask), _unique_codes(cats))
             elif col.dtype == np.bool_:
                 data[name] = col if mask is None else pd.arrays.BooleanArray(col.copy(), mask.copy())
             elif name in ("callchain_nr", "callchain_markers"):
@@ -673,9 +699,7 @@ class PerfData:
             else:
                 data["exact"] = pd.arrays.BooleanArray(a["exact"], no.copy())
                 data["ip_differs"] = pd.arrays.BooleanArray(a["ip_differs"], no.copy())
-        if "time" in data and time_as is not None:
-            data["time"] = self._time_as(np.asarray(data["time"]), time_as)
-        return pd.DataFrame(data, copy=False)
+        return data
 
     def _time_as(self, t, how):
         if how == "timedelta":
@@ -690,8 +714,8 @@ class PerfData:
             return (t.astype(np.int64) - clk + tod).astype("datetime64[ns]")
         raise ValueError("time_as must be None, 'timedelta' or 'datetime', not %r" % (how,))
 
-    def _with_symbols(self, fields, event, partial, attribution, sym_cols, symfs, kallsyms,
-                      time_as):
+    def _with_symbols(self, fields, event, partial, attribution, sym_cols, symfs, kallsyms):
+        """to_pandas()'s columns with the symbol columns sym_cols (by name)."""
         need = ["pid", "tid", "time", "ip", "cpumode", "raw_ok"]
         dec = _attr_decoder(self._decoded)
         if dec is not None and attribution:
@@ -700,36 +724,25 @@ class PerfData:
         get = None if fields is None else fields + [n for n in need if n not in fields]
         cache = self.__dict__.setdefault("_symcache", {})
         ckey = (event, symfs, kallsyms, bool(attribution))
-        arr = cols = None
+        arr = out = None
         if not any(k[:4] == ckey for k in cache) and (self._samples is None or self._path is not None
                                                       or self._seekable):
             # one read of the file gives the rows and their symbols
-            read = None
-            if get is not None:
-                # the fields to_pandas() masks with too
-                read = get + [x for x in ["raw_ok"] + [f + "_valid" for f in get]
-                              if x not in get and x in self._all_names()]
-            arr, cols = self._read_symbolized(read, event, partial, symfs, kallsyms, attribution)
-        elif fields is None:
-            # every column: one read serves the frame and the symbols
-            arr = self.samples(event=event, partial=partial)
-        df = self.to_pandas(fields=get, event=event, partial=partial, attribution=attribution,
-                            time_as=None, _arr=arr)
-        key = ckey + (len(df),)
-        if cols is not None:
-            cache[key] = cols
+            arr, out = self._read_symbolized(self._masked_fields(get), event, partial, symfs,
+                                             kallsyms, attribution)
+        else:
+            arr = self.samples(fields=self._masked_fields(get), event=event, partial=partial)
+        data = self._frame_columns(arr, get, attribution)
+        # the library's columns as it gave them (immutable bytes: frames get their own)
+        key = ckey + (len(arr),)
+        if out is not None:
+            cache[key] = out
         if key not in cache:
-            if arr is None:
-                arr = self.samples(fields=need, event=event, partial=partial)
-            cache[key] = self._symbol_columns(arr, symfs, kallsyms, attribution)
-        cols = cache[key]
+            cache[key] = self._symbol_rows(arr, symfs, kallsyms, attribution, partial)
         if fields is not None:
-            df = df[[c for c in df.columns if c in fields]]
-        for c in sym_cols:
-            df[c] = cols[c]
-        if time_as is not None and "time" in df.columns:
-            df["time"] = self._time_as(df["time"].to_numpy(), time_as)
-        return df
+            data = {k: v for k, v in data.items() if k in fields}
+        data.update(_symbol_frame_columns(cache[key], len(arr), sym_cols))
+        return data
 
     def _read_symbolized(self, fields, event, partial, symfs, kallsyms, attributed):
         """samples(fields, event, partial) and _symbol_columns() of its rows
@@ -746,14 +759,17 @@ class PerfData:
                 sym = _lib.sym_new_from_file(f, symfs, kallsyms, self._path)
                 cols = _lib.columns_new(f, ev, None, sym)
             try:
-                arr = self._read_columns(cols, fields, ev, partial)
+                # (to_pandas -> _with_symbols -> here -> _read_columns)
+                arr = self._read_columns(cols, fields, ev, partial, stacklevel=5)
                 end = _lib.file_end_status(f)
                 if end is not None:
                     warnings.warn(DamageWarning("%s: %s: the stream ends there (%d samples read)"
-                                                % (self.name, end[2], len(arr))), stacklevel=3)
+                                                % (self.name, end[2], len(arr))), stacklevel=4)
                 pid, ip, mode, time = self._charged_rows(arr, attributed)
                 with _named(self.name):
-                    out = _c.columns_symbol_rows(cols, sym, pid, arr["tid"], ip, mode, time, 1)
+                    # partial: the rows end where the read met damage, and so does the replay
+                    out = _c.columns_symbol_rows(cols, sym, pid, arr["tid"], ip, mode, time, 1,
+                                                 int(bool(partial)))
             finally:
                 _lib.columns_free(cols)
         finally:
@@ -763,22 +779,28 @@ class PerfData:
                 _lib.file_close(f)
         if self._path is None and not self._seekable:
             self._samples = ((tuple(fields) if fields is not None else None, event), arr)
-        return arr, _symbol_frame_columns(out)
+        return arr, out
 
-    def _symbol_columns(self, arr, symfs, kallsyms, attributed):
+    def _symbol_columns(self, arr, symfs, kallsyms, attributed, partial=False):
         """comm, dso, sym, symoff of each row: one library call
-        (pm_sym_resolve_rows()) fills the columns as indexes into its sorted
+        (pm_sym_resolve_rows()) fills the columns as codes into its sorted
         tables of names, which become the categories."""
+        return _symbol_frame_columns(self._symbol_rows(arr, symfs, kallsyms, attributed, partial),
+                                     len(arr), _SYM_COLUMNS)
+
+    def _symbol_rows(self, arr, symfs, kallsyms, attributed, partial):
+        """The binding's symbol_rows() of the rows of arr over a fresh
+        read (partial: arr holds the rows before the file's damage)."""
         pid, ip, mode, time = self._charged_rows(arr, attributed)
         f, own = self._fresh()
         try:
             with _named(self.name):
-                out = _c.symbol_rows(f, pid, arr["tid"], ip, mode, time, _opt_str(symfs, "symfs"),
-                                     _opt_str(kallsyms, "kallsyms"), self._path, 1)
+                return _c.symbol_rows(f, pid, arr["tid"], ip, mode, time, _opt_str(symfs, "symfs"),
+                                      _opt_str(kallsyms, "kallsyms"), self._path, 1,
+                                      int(bool(partial)))
         finally:
             if own:
                 _lib.file_close(f)
-        return _symbol_frame_columns(out)
 
     def _charged_rows(self, samples, attributed):
         """pid, address, cpumode and time of each row as the library's
@@ -1237,22 +1259,52 @@ def _as_type(col, dtype):
     return col.astype(dtype)
 
 
-def _codes_categorical(codes, names):
-    """A categorical of the native uint32 codes (bytes) into names, its
-    codes in the integer type pandas keeps for that many categories (no
-    conversion inside pandas)."""
-    import pandas as pd
-    return pd.Categorical.from_codes(np.frombuffer(codes, dtype=np.uint32).astype(_code_dtype(len(names))),
-                                     categories=names)
+def _codes_categorical(codes, n, names):
+    """A categorical of the n codes (bytes, as the binding's symbol_rows()
+    gives them: native int8 or int16 when that is pandas' code type for that
+    many names, else uint32) into names: a copy of its own (the bytes stay
+    in the per-recording cache), nothing converted or checked again."""
+    width = len(codes) // n if n else 1
+    if width in (1, 2):
+        c = np.frombuffer(codes, dtype=np.int8 if width == 1 else np.int16).copy()
+    else:
+        c = np.frombuffer(codes, dtype=np.uint32).astype(_code_dtype(len(names)))
+    return _categorical(c, names)
 
 
-def _symbol_frame_columns(out):
-    """sym, dso, symoff, comm of the binding's symbol_rows() as frame columns."""
+def _symbol_frame_columns(out, n, which):
+    """The columns which (names of _SYM_COLUMNS) of the binding's
+    symbol_rows() answer out for n rows, as the frame's own arrays."""
     sym, dso, off, comm, syms, dsos, comms = out
-    return {"sym": _codes_categorical(sym, syms), "dso": _codes_categorical(dso, dsos),
-            # read-only: a frame copies it in (df[c] = ...), the cache stays as it is
-            "symoff": np.frombuffer(off, dtype=np.uint64),
-            "comm": _codes_categorical(comm, comms)}
+    cols = {}
+    for c in which:
+        if c == "symoff":
+            cols[c] = np.frombuffer(off, dtype=np.uint64).copy()
+        else:
+            codes, names = {"sym": (sym, syms), "dso": (dso, dsos), "comm": (comm, comms)}[c]
+            cols[c] = _codes_categorical(codes, n, names)
+    return cols
+
+
+_FROM_CODES_VALIDATE = None
+
+
+def _categorical(codes, categories):
+    """pd.Categorical of codes that are right by construction (-1 or an
+    index into categories, in pandas' code type for that many categories),
+    without pandas checking every code again (from_codes() computes their
+    minimum and maximum): from_codes(validate=False) where pandas has it
+    (2.1), else the constructor's fast path, which older pandas take for
+    codes."""
+    import pandas as pd
+    global _FROM_CODES_VALIDATE
+    if _FROM_CODES_VALIDATE is None:
+        import inspect
+        _FROM_CODES_VALIDATE = "validate" in inspect.signature(pd.Categorical.from_codes).parameters
+    dtype = pd.CategoricalDtype(categories)
+    if _FROM_CODES_VALIDATE:
+        return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+    return pd.Categorical(codes, dtype=dtype, fastpath=True)
 
 
 def _table_categorical(inverse, table):
@@ -1274,6 +1326,39 @@ def _basename_categorical(cat):
     return pd.Categorical.from_codes(codes, categories=list(new))
 
 
+def _converted_columns(arr, which, nevents):
+    """The codes of event (nevents categories) and cpumode (those of
+    _cpumode_categorical()) and callchain_nr, callchain_markers as uint64,
+    of the names in which, from one pass of C over the rows of arr (each
+    numpy pass over a field reads every row); only those it can make ({}
+    when arr is not one contiguous block of rows)."""
+    if not which or not arr.flags.c_contiguous or arr.dtype.itemsize == 0:
+        return {}
+    n = len(arr)
+    specs, made = [], {}
+    for name in which:
+        t, off = arr.dtype.fields[name][:2]
+        if t.kind not in "iu" or t.byteorder == (">" if sys.byteorder == "little" else "<"):
+            continue
+        if name == "event":
+            out = np.empty(n, dtype=_code_dtype(nevents))
+            specs.append((off, t.itemsize, int(t.kind == "i"), 1, nevents, out))
+        elif name == "cpumode":
+            if t.itemsize != 1:
+                continue
+            out = np.empty(n, dtype=np.int8)
+            specs.append((off, 1, 0, 2, 9, out))
+        else:
+            if t.kind != "u":
+                continue
+            out = np.empty(n, dtype=np.uint64)
+            specs.append((off, t.itemsize, 0, 0, 0, out))
+        made[name] = out
+    if specs:
+        _c.frame_convert(arr, arr.dtype.itemsize, specs)
+    return made
+
+
 def _code_dtype(ncats):
     """The integer type pandas keeps the codes of ncats categories in (a
     categorical made from codes of another type is converted first)."""
@@ -1285,6 +1370,8 @@ def _category_codes(col, ncats, mask=None):
     """Codes of a categorical of ncats categories from the integer column
     col: its values, -1 where out of range or masked, in pandas' code type."""
     col = np.asarray(col)
+    if mask is None and len(col) and col.max() < ncats and (col.dtype.kind != "i" or col.min() >= 0):
+        return col.astype(_code_dtype(ncats))   # every value in range: one conversion
     bad = col >= ncats
     if col.dtype.kind == "i":
         bad |= col < 0
@@ -1301,18 +1388,23 @@ _CPUMODE_CODES[:8] = np.arange(8)
 _CPUMODE_CODES[255] = 8
 
 
+_CPUMODE_NAMES = list(CPUMODES) + ["cpumode 6", "cpumode 7", "PALcode"]
+
+
 def _cpumode_categorical(col):
     """cpumode codes (header.misc & 7; PALcode 255) as a categorical of their names."""
     import pandas as pd
-    cats = list(CPUMODES) + ["cpumode 6", "cpumode 7", "PALcode"]
+    cats = _CPUMODE_NAMES
     col = np.asarray(col)
-    if col.dtype == np.uint8:
+    if col.dtype == np.uint8 and len(col) and col.max() < 8:
+        codes = col.astype(np.int8)          # every value its own code: one conversion
+    elif col.dtype == np.uint8:
         codes = _CPUMODE_CODES[col]          # one lookup per row, in pandas' code type
     else:
         codes = col.astype(np.int64)
         codes = np.where(codes == 255, len(cats) - 1, codes)
         codes[(codes < 0) | (codes >= len(cats))] = -1
-    return pd.Categorical.from_codes(codes, categories=cats)
+    return _categorical(codes, cats)
 
 
 def _code_names(codes, names, ok):
