@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]
 # SECONDS per harness (default 20; `scripts/fuzz.sh 600` for a long run).
 # HARNESS: format alias sysfs event record file chunks raw_alpha_profileme
-# raw_ibs_fetch raw_ibs_op dwarf_line drain sym kcache (default: all).
+# raw_ibs_fetch raw_ibs_op dwarf_line drain sym kcache live (default: all).
 # Each harness starts from its seeds (tests/fuzz/corpus/<h>) and the crash
 # regressions (tests/fuzz/regressions/<h>); new inputs it finds go to
 # BUILD/fuzz-work/<h> (not into the repository), a crash, leak, timeout or
@@ -16,7 +16,7 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-20}
 shift || true
-all=(format alias sysfs event record file chunks raw_alpha_profileme raw_ibs_fetch raw_ibs_op dwarf_line drain sym kcache)
+all=(format alias sysfs event record file chunks raw_alpha_profileme raw_ibs_fetch raw_ibs_op dwarf_line drain sym kcache live)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 build=${PM_FUZZ_BUILD:-$root/build-fuzz}

@@ -975,6 +975,57 @@ pm_ring *pm__evlist_swap_ring(pm_evlist *el, size_t i, pm_ring *r)
 	return old;
 }
 
+int pm__evlist_open_memory(pm_evlist *el, pm_ring *const *rings, size_t nr_rings,
+			   const uint64_t *ids)
+{
+	if (!el || el->opened || !el->nr_ev || !rings || !nr_rings || !ids)
+		return pm__err(EINVAL, "pm__evlist_open_memory: bad arguments");
+	for (size_t c = 0; c < nr_rings; c++)
+		if (!rings[c])
+			return pm__err(EINVAL, "pm__evlist_open_memory: ring %zu is NULL", c);
+	free(el->cpus);
+	el->cpus = pm__calloc(nr_rings, sizeof(*el->cpus));
+	el->rings = pm__calloc(nr_rings, sizeof(*el->rings));
+	el->pfd = pm__calloc(nr_rings, sizeof(*el->pfd));
+	if (!el->cpus || !el->rings || !el->pfd)
+		goto nomem;
+	el->nr_cpus = nr_rings;
+	el->page_size = 4096;
+	el->data_size = rings[0]->size;
+	for (size_t c = 0; c < nr_rings; c++)
+		el->cpus[c] = (int)c;
+	apply_defaults(el);
+	for (size_t i = 0; i < el->nr_ev; i++) {
+		struct pm_evsel *e = &el->ev[i];
+
+		e->fds = pm__calloc(nr_rings, sizeof(int));
+		if (!e->fds)
+			goto nomem;
+		for (size_t c = 0; c < nr_rings; c++)
+			e->fds[c] = -1; /* before anything can fail: close_all() closes fds >= 0 */
+		e->ids = pm__calloc(nr_rings, sizeof(uint64_t));
+		if (!e->ids)
+			goto nomem;
+		for (size_t c = 0; c < nr_rings; c++)
+			e->ids[c] = ids[i * nr_rings + c];
+	}
+	el->opened = true;
+	for (size_t c = 0; c < nr_rings; c++) {
+		el->rings[c] = rings[c];
+		el->pfd[c].fd = -1;
+	}
+	el->nr_rings = nr_rings;
+	for (size_t i = 0; i < el->nr_ev; i++)
+		if (pm_sample_layout_new(&el->ev[i].layout, &el->ev[i].attr))
+			el->ev[i].layout = NULL;
+	pm__err_clear();
+	return 0;
+nomem:
+	el->opened = true; /* close_all() frees what was allocated; no ring is the list's yet */
+	close_all(el);
+	return -ENOMEM;
+}
+
 size_t pm_evlist_nr_rings(const pm_evlist *el)
 {
 	return el ? el->nr_rings : 0;

@@ -75,6 +75,17 @@ PM_HIDDEN const pm_sample_layout *pm__evlist_layout(const pm_evlist *el, size_t 
  * puts back before pm_evlist_close() (NULL: bad index). */
 PM_HIDDEN pm_ring *pm__evlist_swap_ring(pm_evlist *el, size_t i, pm_ring *r);
 
+/* Tests only (the fuzz harness `live`): el "opened" without the kernel on
+ * nr_rings CPU columns 0..nr_rings-1, each with its ring rings[c] (memory
+ * rings, pm_ring_new_from_memory(): the list owns them from a successful
+ * call on and frees them at close), event i's id in column c
+ * ids[i * nr_rings + c], the list's defaults applied to the attrs as
+ * pm_evlist_open() applies them.  No fd, nothing to enable; poll, counts
+ * and the child are not for such a list.  0; -EINVAL (open already, no
+ * events, no rings); -ENOMEM. */
+PM_HIDDEN int pm__evlist_open_memory(pm_evlist *el, pm_ring *const *rings, size_t nr_rings,
+				     const uint64_t *ids);
+
 /* Record why perf_event_open(a) failed with errno @p err (pm_errmsg()), the
  * ProfileMe rule it broke when it is one; returns -err. */
 PM_HIDDEN int pm__evlist_explain_open(int err, const struct pm_attr *a, const char *name, int pid,

@@ -121,6 +121,10 @@ broken:
 		snprintf(why, sizeof(why), "%s", pm_errmsg());
 		s->dead[bad] = true;
 		evsrc_next_ring(s);
+		/* A read that ends here did not find every ring empty: the next
+		 * one starts a round of its own (the other rings may hold records
+		 * it has not visited; fuzz_live). */
+		s->empty = 0;
 		return pm__err(PM_ERR_CORRUPT, "live samples: ring %zu is not read any more: %s", bad,
 			       why);
 	}

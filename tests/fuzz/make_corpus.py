@@ -10,7 +10,7 @@ of the unit and perf-oracle tests), from the perf.data files given (real
 file seed) plus examples/data/profileme-synthetic.data, and from the raw
 payloads of its samples.  Each seed starts with the harness's selector/flag
 byte (see the comment at the top of each fuzz_<name>.c).  --only runs one
-generator (fixtures, event, record, ibs, file, dwarf_line, drain, sym).  Deterministic;
+generator (fixtures, event, record, ibs, file, dwarf_line, drain, sym, live).  Deterministic;
 existing seeds are kept (names are content hashes).
 """
 import hashlib
@@ -384,6 +384,97 @@ def drain_seeds(paths):
 PM_ST_DEFAULT = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 7)  # IP TID TIME CPU
 
 
+def _live_head(cfg, raw_type=0, flags9=0):
+    """fuzz_live: config byte, sample_type (NO_DEFAULTS), byte 9 flags."""
+    return bytes([cfg]) + struct.pack("<Q", raw_type) + bytes([flags9])
+
+
+def L_SAMPLE(ring, ev, delta=100, pad=0):
+    return bytes([0 | ring << 3 | pad << 5, ev]) + struct.pack("<h", delta)
+
+
+def L_OTHER(ring, delta=10, x=3):
+    return bytes([1 | ring << 3 | x << 5]) + struct.pack("<h", delta)
+
+
+def L_RAW(ring, rec):
+    return bytes([2 | ring << 3]) + struct.pack("<H", len(rec)) + rec
+
+
+def L_PUBLISH(ring=0, x=1):
+    return bytes([3 | ring << 3 | x << 5])
+
+
+def L_READ(cap=511):
+    """columns: cap rows (1..512); ordered drain: the low byte is the flags"""
+    return bytes([4]) + struct.pack("<H", cap)
+
+
+def L_DRAIN(flush=1, bad=0, stop=0, mx=0):
+    return bytes([4, flush | bad << 1 | stop << 2 | mx << 5])
+
+
+def L_TIME(t):
+    return bytes([5]) + struct.pack("<Q", t)
+
+
+def live_seeds():
+    """fuzz_live: the live sample source (columns) and the public ordered
+    drain over memory rings (fuzz_live.c says the layout)."""
+    ident = (1 << 16) | PM_ST_DEFAULT | (1 << 8)
+    for cols in (0, 0x40):
+        for nr in range(4):
+            for nev in range(4):
+                ops = []
+                for k in range(40):
+                    ops.append(L_SAMPLE((k * 3) % (nr + 1), k % (nev + 1), 50 + k))
+                    if k % 7 == 0:
+                        ops.append(L_OTHER(k % (nr + 1), 5, 1 + k % 6))
+                    if k % 9 == 4:
+                        ops.append(L_PUBLISH(0, 1))
+                        ops.append(L_READ(3 + k) if not cols else L_DRAIN(k % 2))
+                ops += [L_PUBLISH(0, 1), L_READ() if not cols else L_DRAIN(1)]
+                seed("live", _live_head(cols | nr | nev << 3) + b"".join(ops))
+        # NO_DEFAULTS: sample types with and without an id, a field this
+        # generator does not write (CALLCHAIN: every sample short), frequency
+        for st in (PM_ST_DEFAULT, ident, (1 << 0) | (1 << 2), (1 << 6) | PM_ST_DEFAULT,
+                   PM_ST_DEFAULT | (1 << 5), 0):
+            for f9 in (0, 1, 3, 5):
+                ops = [L_SAMPLE(i % 2, i % 2, 20) for i in range(24)]
+                seed("live", _live_head(cols | 0x20 | 1 | 1 << 3, st, f9) + b"".join(ops) +
+                     L_PUBLISH(0, 1) + (L_READ(5) + L_READ() if not cols else L_DRAIN(0) + L_DRAIN(1)))
+        # damage: an unknown id, padded (longer than the layout), bad sizes,
+        # a record cut by data_head, misordered times
+        ops = [L_SAMPLE(0, 0), L_SAMPLE(0, 0xff), L_SAMPLE(0, 1), L_SAMPLE(1, 0, 10, 3),
+               L_SAMPLE(1, 1), L_PUBLISH(0, 1), L_READ(2) if not cols else L_DRAIN(1),
+               L_SAMPLE(0, 0, -500), L_SAMPLE(1, 1, -3), L_PUBLISH(0, 1),
+               L_READ() if not cols else L_DRAIN(1, 0, 2, 0)]
+        seed("live", _live_head(cols | 1 | 1 << 3) + b"".join(ops))
+        for bad in (struct.pack("<IHH", 9, 0, 0), struct.pack("<IHH", 9, 0, 12) + bytes(8),
+                    struct.pack("<IHH", 3, 0, 65528), struct.pack("<IHH", 9, 1, 16) + bytes(8)):
+            ops = [L_SAMPLE(0, 0), L_SAMPLE(1, 0), L_RAW(1, bad), L_SAMPLE(1, 0), L_SAMPLE(0, 0),
+                   L_PUBLISH(0, 1), L_READ(1) if not cols else L_DRAIN(1), L_READ() if not cols else L_DRAIN(1)]
+            seed("live", _live_head(cols | 1) + b"".join(ops))
+        ops = [L_SAMPLE(0, 0), L_SAMPLE(0, 0), L_PUBLISH(0, 2), L_READ() if not cols else L_DRAIN(1),
+               L_PUBLISH(0, 0), L_READ() if not cols else L_DRAIN(1)]
+        seed("live", _live_head(cols) + b"".join(ops))
+        # positions that start below 2^64 and wrap, records across the ring end
+        ops = []
+        for k in range(300):
+            ops.append(L_SAMPLE(k % 2, k % 2, 7, k % 5))
+            if k % 20 == 19:
+                ops += [L_PUBLISH(0, 1), L_READ(17) if not cols else L_DRAIN(k % 2, 0, 0, 5)]
+        seed("live", _live_head(cols | 0x80 | 1 | 1 << 3) + b"".join(ops) + L_PUBLISH(0, 1) +
+             (L_READ() if not cols else L_DRAIN(1)))
+        # stop, max and an unknown flag (drain); the event filter (columns)
+        ops = [L_TIME(2 ** 40)] + [L_SAMPLE(i % 3, i % 3, 1) for i in range(30)] + [L_PUBLISH(0, 1)]
+        if cols:
+            ops += [L_DRAIN(1, 1), L_DRAIN(1, 0, 3), L_DRAIN(1, 0, 0, 4), L_DRAIN(0, 0, 7, 2), L_DRAIN(1)]
+        else:
+            ops += [L_READ(4), L_READ(1), L_READ()]
+        seed("live", _live_head(cols | 2 | 2 << 3, 0, 2) + b"".join(ops))
+
+
 def sym_seeds():
     """fuzz_sym: ELF files built here from tests/unit/symbol/workload.c
     (PIE and not, a shared object with PLT relocations, stripped to
@@ -449,7 +540,7 @@ def main():
     gens = [("fixtures", fixture_seeds, ()), ("event", event_seeds, ()),
             ("record", record_seeds, (paths,)), ("ibs", ibs_seeds, ()),
             ("file", file_seeds, (paths,)), ("dwarf_line", dwarf_line_seeds, ()),
-            ("drain", drain_seeds, (paths,)), ("sym", sym_seeds, ())]
+            ("drain", drain_seeds, (paths,)), ("sym", sym_seeds, ()), ("live", live_seeds, ())]
     for name, fn, a in gens:
         if only is None or only == name:
             fn(*a)
