@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pm_check.h"
@@ -749,6 +751,61 @@ START_TEST(test_dir_choice)
 }
 END_TEST
 
+/* Processes writing and reading one cache at once: each sees a whole file
+ * (temporary file + rename), every answer is right, no temporary is left. */
+START_TEST(test_concurrent_writers)
+{
+	struct fake f;
+	pid_t kids[3];
+	int rounds = (int)pm_test_scale(40, 8);
+
+	fake_setup(&f);
+	for (size_t k = 0; k < PM_ARRAY_SIZE(kids); k++) {
+		kids[k] = fork();
+		ck_assert_int_ge(kids[k], 0);
+		if (kids[k] == 0) {
+			for (int i = 0; i < rounds; i++) {
+				pm_sym *s;
+
+				if (k == 0)
+					unlink(f.cache); /* make the others write too */
+				s = fake_sym(&f, f.dir);
+				expect_regions(s);
+				pm_sym_free(s);
+			}
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < rounds; i++) {
+		pm_sym *s = fake_sym(&f, f.dir);
+
+		expect_regions(s);
+		pm_sym_free(s);
+	}
+	for (size_t k = 0; k < PM_ARRAY_SIZE(kids); k++) {
+		int st;
+
+		ck_assert_int_eq(waitpid(kids[k], &st, 0), kids[k]);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer %zu failed", k);
+	}
+	{
+		DIR *d = opendir(f.dir);
+		struct dirent *e;
+		int n = 0;
+
+		ck_assert_ptr_nonnull(d);
+		while ((e = readdir(d)) != NULL)
+			if (e->d_name[0] != '.') {
+				ck_assert_str_eq(e->d_name, "kallsyms.cache");
+				n++;
+			}
+		closedir(d);
+		ck_assert_int_le(n, 1);
+	}
+	rm_tmpdir();
+}
+END_TEST
+
 /* ---- this machine's kallsyms: cold, warm and without a cache agree ---- */
 
 static bool same(const struct pm_sym_result *a, const struct pm_sym_result *b)
@@ -848,6 +905,7 @@ static Suite *kcache_suite(void)
 	tcase_add_test(tc, test_damaged_files);
 	tcase_add_test(tc, test_off_and_unwritable);
 	tcase_add_test(tc, test_dir_choice);
+	tcase_add_test(tc, test_concurrent_writers);
 	tcase_add_test(tc, test_real_kallsyms);
 #endif
 	suite_add_tcase(s, tc);
