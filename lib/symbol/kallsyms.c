@@ -64,6 +64,10 @@ struct kparse {
 	/* the cache's head: the lines up to the first non-zero address */
 	bool want_head, head_done;
 	struct pm__buf head;
+	/* the kernel image's text, from the core lines _text/_stext (start) and
+	 * _etext/_einittext (end): only core symbols inside it are cached */
+	struct pm__krange img;
+	bool img_lo, img_hi;
 };
 
 /* Keep the raw line [line, nl] (nl: its newline) in the head until one
@@ -120,6 +124,17 @@ static int kallsyms_line(struct kparse *k, char *line)
 	 * position ranks it, and later lines win. */
 	r.prio = (uint32_t)k->ntext;
 	r.mod = k->kmod;
+	if (!mod && k->want_head) {
+		if (strcmp(name, "_text") == 0 || strcmp(name, "_stext") == 0) {
+			if (!k->img_lo || addr < k->img.lo)
+				k->img.lo = addr;
+			k->img_lo = true;
+		} else if (strcmp(name, "_etext") == 0 || strcmp(name, "_einittext") == 0) {
+			if (!k->img_hi || addr > k->img.hi)
+				k->img.hi = addr;
+			k->img_hi = true;
+		}
+	}
 	if (mod && *mod == '[') {
 		size_t n = strcspn(mod, "]");
 
@@ -273,15 +288,16 @@ static void kcache_store(struct pm__kload *L, struct kparse *k, const char *boot
 	size_t ng = 0;
 	int rc;
 
-	if (nb <= 0 || !k->head_done || !before->ok) {
+	if (nb <= 0 || !k->head_done || !before->ok || !k->img_lo || !k->img_hi || k->img.lo >= k->img.hi) {
 		snprintf(L->note, sizeof(L->note), "kernel symbols not cached: %s",
 			 nb <= 0 ? "no boot id" : !k->head_done ? "no address near the start of kallsyms"
-								: "the modules list is unreadable");
+			 : !before->ok ? "the modules list is unreadable"
+				       : "no _text/_stext and _etext/_einittext lines (the image's bounds)");
 		return;
 	}
 	if (pm__kmods_read(L->kc->modules, &after) != 0)
 		after.ok = false;
-	rc = pm__kcache_regions(&L->tab, before, &after, &g, &ng);
+	rc = pm__kcache_regions(&L->tab, &k->img, before, &after, &g, &ng);
 	pm__kmods_free(&after);
 	if (rc == 0 && ng == 0) {
 		snprintf(L->note, sizeof(L->note), "kernel symbols not cached: no core kernel run");

@@ -4,7 +4,8 @@
  * cannot change while they are used (docs/symbol.md, "Kernel symbol cache",
  * has the argument; this comment is its short form).
  *
- * What is cached: the core kernel's text symbols, and the text symbols of each
+ * What is cached: the core kernel's text symbols inside the image's text
+ * (_text/_stext to _etext/_einittext, as kallsyms lists them), and the text symbols of each
  * module that /proc/modules listed as Live, with the same size and a non-zero
  * load address, before and after the read that made the cache.  Each such
  * group ("region") is kept only when its symbols form one run in the table:
@@ -548,8 +549,20 @@ static const struct pm__kmod *kmod_usable(const struct pm__kmods *a, const struc
 	return x;
 }
 
-int pm__kcache_regions(const struct pm__symtab *t, const struct pm__kmods *before,
-		       const struct pm__kmods *after, struct pm__kgroup **out, size_t *nout)
+/* The run key of symbol i: its module's name, or "" (never cached) for a
+ * core symbol outside the kernel image's text [img->lo, img->hi]. */
+static const char *run_key(const struct pm__symtab *t, size_t i, const struct pm__krange *img)
+{
+	const char *m = pm__symtab_str(t, t->v[i].mod);
+
+	if (strcmp(m, core_name) == 0 && (t->v[i].start < img->lo || t->v[i].start > img->hi))
+		return "";
+	return m;
+}
+
+int pm__kcache_regions(const struct pm__symtab *t, const struct pm__krange *img,
+		       const struct pm__kmods *before, const struct pm__kmods *after,
+		       struct pm__kgroup **out, size_t *nout)
 {
 	struct pm__kgroup *g = NULL;
 	size_t ng = 0, cap = 0;
@@ -558,11 +571,10 @@ int pm__kcache_regions(const struct pm__symtab *t, const struct pm__kmods *befor
 	*nout = 0;
 	/* runs of one module name, in address order */
 	for (size_t i = 0; i < t->n;) {
-		const char *m = pm__symtab_str(t, t->v[i].mod);
+		const char *m = run_key(t, i, img);
 		size_t j = i + 1;
 
-		while (j < t->n && (t->v[j].mod == t->v[i].mod ||
-				    strcmp(pm__symtab_str(t, t->v[j].mod), m) == 0))
+		while (j < t->n && strcmp(run_key(t, j, img), m) == 0)
 			j++;
 		if (ng == cap) {
 			size_t nc = cap ? cap * 2 : 16;
@@ -586,13 +598,13 @@ int pm__kcache_regions(const struct pm__symtab *t, const struct pm__kmods *befor
 		size_t k = 0;
 
 		for (size_t i = 0; i < ng; i++) {
-			const char *m = pm__symtab_str(t, g[i].mod);
+			const char *m = run_key(t, g[i].lo, img);
 			bool once = true, keep = false;
 
 			for (size_t j = 0; j < ng && once; j++)
-				if (j != i && strcmp(pm__symtab_str(t, g[j].mod), m) == 0)
+				if (j != i && strcmp(run_key(t, g[j].lo, img), m) == 0)
 					once = false;
-			if (!once)
+			if (!once || !*m)
 				continue;
 			if (strcmp(m, core_name) == 0) {
 				g[i].kind = 0;

@@ -322,9 +322,12 @@ PM_HIDDEN void pm__kcache_free(struct pm__kcache *kc);
 PM_HIDDEN int pm__kcache_encode(const struct pm__symtab *t, const struct pm__kgroup *g, size_t ng,
 				const char *boot_id, size_t boot_len, const char *head,
 				size_t head_len, struct pm__buf *out);
-/* The cacheable regions of a freshly read table (modules listed before and after the read). */
-PM_HIDDEN int pm__kcache_regions(const struct pm__symtab *t, const struct pm__kmods *before,
-				 const struct pm__kmods *after, struct pm__kgroup **out, size_t *nout);
+/* The cacheable regions of a freshly read table: the core kernel's symbols
+ * inside its image's text img (from the lines _text/_stext to
+ * _etext/_einittext), the modules listed alike before and after the read. */
+PM_HIDDEN int pm__kcache_regions(const struct pm__symtab *t, const struct pm__krange *img,
+				 const struct pm__kmods *before, const struct pm__kmods *after,
+				 struct pm__kgroup **out, size_t *nout);
 /* The ranges of kc that modules `now` still vouch for (sorted). */
 PM_HIDDEN int pm__kcache_trust(const struct pm__kcache *kc, const struct pm__kmods *now,
 			       struct pm__krange **out, size_t *nout);

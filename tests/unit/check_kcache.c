@@ -316,7 +316,9 @@ static const char fake_kallsyms[] =
 	"ffffffff81000200 t core_b\n"
 	"ffffffff81000300 D core_data\n"
 	"ffffffff81001000 T core_c\n"
-	"ffffffff81002000 T core_last\n"
+	"ffffffff81002000 T core_d\n"
+	"ffffffff81003000 T _etext\n" /* the image's text ends: the core region's last symbol */
+	"ffffffff81f00000 t outside_image\n" /* a core line past _etext: never cached */
 	"ffffffffc0010000 t moda_x\t[moda]\n"
 	"ffffffffc0010100 T moda_f\t[moda]\n"
 	"ffffffffc0010400 t moda_last\t[moda]\n"
@@ -391,6 +393,7 @@ static void expect_regions(pm_sym *s)
 	expect(s, CORE + 0x100, "core_a", "[kernel.kallsyms]", CORE + 0x100, 0x100);
 	expect(s, CORE + 0x2ff, "core_b", "[kernel.kallsyms]", CORE + 0x200, 0xe00);
 	expect(s, CORE + 0x1fff, "core_c", "[kernel.kallsyms]", CORE + 0x1000, 0x1000);
+	expect(s, CORE + 0x2fff, "core_d", "[kernel.kallsyms]", CORE + 0x2000, 0x1000);
 	expect(s, MODA + 0x10, "moda_x", "[moda]", MODA, 0x100);
 	expect(s, MODA + 0x3ff, "moda_f", "[moda]", MODA + 0x100, 0x300);
 	expect(s, MODB + 0x80, "modb_g", "[modb]", MODB + 0x80, 0x180);
@@ -412,7 +415,8 @@ START_TEST(test_cold_warm)
 	ck_assert_int_eq(stat(f.dir, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 0777, 0700);
 	/* the last symbols, the dynamic entries */
-	expect(s, CORE + 0x2000, "core_last", "[kernel.kallsyms]", CORE + 0x2000, 0x1000);
+	expect(s, CORE + 0x3000, "_etext", "[kernel.kallsyms]", CORE + 0x3000, 0xefd000);
+	expect(s, CORE + 0xf00000, "outside_image", "[kernel.kallsyms]", CORE + 0xf00000, 0x1000);
 	expect(s, MODA + 0x400, "moda_last", "[moda]", MODA + 0x400, 0x1000);
 	expect(s, 0xffffffffc0005010ull, "ftrace_trampoline", "[__builtin__ftrace]", 0xffffffffc0005000ull, 0x1000);
 	expect(s, 0xffffffffc0030000ull, "bpf_prog_6deef7357e7b4530_foo", "[bpf]", 0xffffffffc0030000ull, 0x1000);
@@ -436,12 +440,19 @@ START_TEST(test_cold_warm)
 		ck_assert(!s->kfresh_loaded);
 	}
 	/* the last symbol of a region: a fresh read answers */
-	expect(s, CORE + 0x2000, "core_last", "[kernel.kallsyms]", CORE + 0x2000, 0x1000);
+	expect(s, CORE + 0x3000, "_etext", "[kernel.kallsyms]", CORE + 0x3000, 0xefd000);
 	ck_assert(s->kfresh_loaded);
 	expect(s, 0xffffffffc0030000ull, "bpf_prog_6deef7357e7b4530_foo", "[bpf]", 0xffffffffc0030000ull, 0x1000);
 	expect_regions(s);
 	/* pm_sym_find(): from the fresh read (a name may be a dynamic one) */
 	ck_assert_int_eq(pm_sym_find(s, NULL, "bpf_prog_6deef7357e7b4530_foo", 0, NULL), 1);
+	pm_sym_free(s);
+	/* a core symbol outside the image's text (_stext.._etext): not cached */
+	s = fake_sym(&f, f.dir);
+	expect(s, CORE + 0x100, "core_a", "[kernel.kallsyms]", CORE + 0x100, 0x100);
+	ck_assert(s->kcached && !s->kfresh_loaded);
+	expect(s, CORE + 0xf00010, "outside_image", "[kernel.kallsyms]", CORE + 0xf00000, 0x1000);
+	ck_assert(s->kfresh_loaded);
 	pm_sym_free(s);
 	rm_tmpdir();
 }
@@ -460,10 +471,10 @@ START_TEST(test_dynamic_entries_later)
 	ck_assert_int_eq(pm_sym_preload(s), 0);
 	pm_sym_free(s);
 	ck_assert(cache_exists(&f));
-	/* a BPF program 0x40 after core_last, one in moda's [address, +size)
+	/* a BPF program 0x40 after _etext, one in moda's [address, +size)
 	 * after its last symbol, a trampoline below the core */
 	snprintf(k2, sizeof(k2), "%s%s", fake_kallsyms,
-		 "ffffffff81002040 t bpf_prog_1_near\t[bpf]\n"
+		 "ffffffff81003040 t bpf_prog_1_near\t[bpf]\n"
 		 "ffffffffc0012000 t bpf_prog_2_inmod\t[bpf]\n"
 		 "ffffffff80ff0000 t bpf_trampoline_3\t[bpf]\n");
 	write_str(f.kallsyms, k2);
@@ -471,10 +482,12 @@ START_TEST(test_dynamic_entries_later)
 	expect_regions(s);
 	ck_assert(s->kcached);
 	ck_assert(!s->kfresh_loaded);
-	/* core_last now ends at the program (a cached copy says 0x1000) */
-	expect(s, CORE + 0x2010, "core_last", "[kernel.kallsyms]", CORE + 0x2000, 0x40);
+	/* _etext now ends at the program (a cached copy says 0xefd000) */
+	expect(s, CORE + 0x2010, "core_d", "[kernel.kallsyms]", CORE + 0x2000, 0x1000);
+	ck_assert(!s->kfresh_loaded);
+	expect(s, CORE + 0x3010, "_etext", "[kernel.kallsyms]", CORE + 0x3000, 0x40);
 	ck_assert(s->kfresh_loaded);
-	expect(s, CORE + 0x2040, "bpf_prog_1_near", "[bpf]", CORE + 0x2040, 0x1000);
+	expect(s, CORE + 0x3040, "bpf_prog_1_near", "[bpf]", CORE + 0x3040, 0x1000);
 	/* moda_last is cut to a page, the program inside moda's range is found */
 	expect(s, 0xffffffffc0012010ull, "bpf_prog_2_inmod", "[bpf]", 0xffffffffc0012000ull, 0x1000);
 	expect(s, 0xffffffff80ff0000ull, "bpf_trampoline_3", "[bpf]", 0xffffffff80ff0000ull, 0x1000);
