@@ -33,7 +33,7 @@
  *                sample_id trailer of event 0
  *     2 RAW      +u16 length + bytes, written as they are
  *     3 PUBLISH  x 0: this ring's data_head; 1: every ring; 2: 4 bytes short
- *                (a record cut by data_head)
+ *                (a record cut by data_head; never below the data_head before)
  *     4 READ     columns: +u16 cap (1..512) rows; ordered drain: +flags
  *                (bit 0 PM_DRAIN_FLUSH, bit 1 an unknown flag bit, bits 2-4
  *                a PM_DRAIN_STOP at that callback, bits 5-7 max)
@@ -737,8 +737,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (x == 1) {
 				for (size_t r = 0; r < st.nr; r++)
 					publish(&st.ring[r], st.ring[r].prod);
-			} else if (x == 2 && g->prod - g->pos >= 4) {
-				publish(g, g->prod - 4);
+			} else if (x == 2 && g->prod - head_of(g) >= 4) {
+				publish(g, g->prod - 4); /* data_head never goes back */
 			} else {
 				publish(g, g->prod);
 			}
