@@ -63,25 +63,6 @@ static void write_str(const char *path, const char *s)
 	write_file(path, s, strlen(s));
 }
 
-static uint8_t *read_all(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b;
-	long len;
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-	len = ftell(f);
-	ck_assert_int_ge(len, 0);
-	rewind(f);
-	b = malloc((size_t)len + 1);
-	ck_assert_ptr_nonnull(b);
-	ck_assert_uint_eq(fread(b, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	*n = (size_t)len;
-	return b;
-}
-
 /* ---- the file format ---- */
 
 /* A small table as kallsyms.c builds it: core symbols then one module's. */
@@ -301,6 +282,26 @@ END_TEST
 #ifdef PM_LIB_HAS_LIBELF
 
 /* ---- the symbolizer on fake inputs ---- */
+
+static uint8_t *read_all(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+	long len;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	ck_assert_int_ge(len, 0);
+	rewind(f);
+	b = malloc((size_t)len + 1);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(fread(b, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*n = (size_t)len;
+	return b;
+}
+
 
 #define CORE 0xffffffff81000000ull
 #define MODA 0xffffffffc0010000ull
