@@ -820,6 +820,77 @@ START_TEST(test_concurrent_writers)
 }
 END_TEST
 
+/* The real kernel decides what a reader sees: a cache made by root (real
+ * addresses), handed to an unprivileged user, is used only if that user
+ * would read the same addresses from /proc/kallsyms (read as that user here:
+ * the oracle).  Runs as root only (it needs setuid). */
+START_TEST(test_real_other_reader)
+{
+	char dir[300], file[340], line[300];
+	struct pm_sym_opts o = { .sz = sizeof(o) };
+	const uid_t nobody = 65534;
+	pm_sym *s;
+	pid_t kid;
+	int st;
+
+	if (geteuid() != 0)
+		pm_test_skip("not root: cannot hand a cache to another user");
+	make_tmpdir();
+	snprintf(dir, sizeof(dir), "%s/cache", tmpdir);
+	snprintf(file, sizeof(file), "%s/kallsyms.cache", dir);
+	o.cache_dir = dir;
+	ck_assert_int_eq(pm_sym_new(&s, &o), 0);
+	if (pm_sym_kernel_status(s) != PM_SYM_KERNEL_OK || access(file, F_OK) != 0) {
+		pm_sym_free(s);
+		rm_tmpdir();
+		pm_test_skip("no cache made of this machine's kallsyms");
+	}
+	pm_sym_free(s);
+	ck_assert_int_eq(chmod(tmpdir, 0755), 0);
+	ck_assert_int_eq(chown(dir, nobody, (gid_t)-1), 0);
+	ck_assert_int_eq(chown(file, nobody, (gid_t)-1), 0);
+	kid = fork();
+	ck_assert_int_ge(kid, 0);
+	if (kid == 0) {
+		FILE *k;
+		bool zeros = true;
+		int want, got;
+
+		if (setgid(nobody) != 0 || setuid(nobody) != 0)
+			_exit(3);
+		k = fopen("/proc/kallsyms", "r");
+		if (!k)
+			_exit(4);
+		while (fgets(line, sizeof(line), k)) {
+			unsigned long long a;
+			char type;
+
+			if (sscanf(line, "%llx %c", &a, &type) == 2 && strchr("tTwW", type)) {
+				zeros = a == 0;
+				break;
+			}
+		}
+		fclose(k);
+		want = zeros ? PM_SYM_KERNEL_RESTRICTED : PM_SYM_KERNEL_OK;
+		if (pm_sym_new(&s, &o) != 0)
+			_exit(5);
+		got = pm_sym_kernel_status(s);
+		printf("unit.kcache: uid %u sees %s kallsyms addresses: status %d (want %d), cache %s\n",
+		       (unsigned)nobody, zeros ? "zero" : "real", got, want,
+		       s->kcached ? "used" : "not used");
+		fflush(stdout);
+		if (got != want || (zeros && s->kcached))
+			_exit(6);
+		pm_sym_free(s);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(kid, &st, 0), kid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the other reader: exit %d",
+		      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	rm_tmpdir();
+}
+END_TEST
+
 /* ---- this machine's kallsyms: cold, warm and without a cache agree ---- */
 
 static bool same(const struct pm_sym_result *a, const struct pm_sym_result *b)
@@ -921,6 +992,7 @@ static Suite *kcache_suite(void)
 	tcase_add_test(tc, test_dir_choice);
 	tcase_add_test(tc, test_concurrent_writers);
 	tcase_add_test(tc, test_real_kallsyms);
+	tcase_add_test(tc, test_real_other_reader);
 #endif
 	suite_add_tcase(s, tc);
 	return s;
