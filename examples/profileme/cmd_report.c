@@ -30,7 +30,7 @@ struct rpt {
 static void rpt_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: profileme report [-i FILE] [--sort KEYS] [--json] [--skid]\n"
+		"usage: profileme report [-i FILE] [--sort KEYS] [--json] [--skid] [-j N]\n"
 		"                        [--symfs DIR] [--kallsyms FILE] [-q] [--strict]\n"
 		"                        [-e EVENT] [-c PERIOD | -F FREQ] [-o FILE] [-- CMD ARGS...]\n"
 		"  -i FILE          perf.data file (default ./perf.data)\n"
@@ -41,6 +41,9 @@ static void rpt_usage(FILE *f)
 		"  --symfs DIR      look for the mapped files under DIR\n"
 		"  --kallsyms FILE  kernel symbols from FILE\n"
 		"  --strict         a pipe stream cut short is an error (default: a warning)\n"
+		"  -j N, --jobs N   read a file-mode recording on N threads, chunk by chunk, the\n"
+		"                   same output; pipe streams and perf record -z files are read\n"
+		"                   by one thread\n"
 		"  -g [ORDER], --call-graph ORDER, --children, --no-children, --percent-limit PCT\n"
 		"                   the call-graph tree of a recording with callchains, as perf\n"
 		"                   report --stdio -g (`profileme report -g --help`)\n"
@@ -629,6 +632,8 @@ int cmd_report(int argc, char **argv)
 	int nrec = 0, cmd_at = -1, ret = 1;
 	char tmp[4096] = "";
 	bool tmp_made = false, damaged = false;
+	struct rep_jobs *jobs_keep = NULL;
+	int jobs = 1;
 
 	if (rpt_callgraph_wanted(argc, argv))
 		return rpt_callgraph(argc, argv); /* report_callgraph.c */
@@ -666,6 +671,9 @@ int cmd_report(int argc, char **argv)
 			if (!v || rpt_parse_sort(&r, v))
 				return 2;
 			i++;
+		} else if ((in = cli_jobs_opt("report", argc, argv, &i, &jobs))) {
+			if (in < 0)
+				return 2;
 		} else if ((in = cli_input_opt("report", argc, argv, &i, &o.input, &o.symfs,
 						&o.kallsyms))) {
 			if (in < 0)
@@ -705,7 +713,16 @@ int cmd_report(int argc, char **argv)
 	if (rep_agg_init(&r.agg, r.keys, pm_file_nr_attrs(rep_file(c))))
 		goto done;
 	/* damage: the report of the samples before it, then exit 1 */
-	damaged = rep_run_n(c, rpt_cb, rpt_cb_n, &r) != 0;
+	if (jobs > 1) {
+		int jr = rep_run_jobs(&c, jobs, &r.agg, &jobs_keep, &damaged);
+
+		if (jr < 0)
+			goto done;
+		if (jr == 1) /* one thread: a pipe, zstd, no time windows, damage */
+			damaged = rep_run_n(c, rpt_cb, rpt_cb_n, &r) != 0;
+	} else {
+		damaged = rep_run_n(c, rpt_cb, rpt_cb_n, &r) != 0;
+	}
 	if (!o.quiet && rep_bad_payloads(c))
 		fprintf(stderr, "profileme report: %" PRIu64 " samples of a ProfileMe event have a raw "
 				"payload that is not a ProfileMe sample\n", rep_bad_payloads(c));
@@ -722,6 +739,7 @@ int cmd_report(int argc, char **argv)
 	ret = cli_flush() || damaged ? 1 : 0;
 done:
 	rep_agg_free(&r.agg);
+	rep_jobs_free(jobs_keep); /* the windows' names, after the output */
 	rep_close(c);
 	if (tmp_made)
 		unlink(tmp);

@@ -421,6 +421,159 @@ int rep_agg_add_n(struct rep_agg *a, const struct rep_sample *s_in, uint64_t n, 
 	return 0;
 }
 
+static int rep_vals_cat(struct rep_vals *d, struct rep_vals *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (rep_vals_add(d, v->v[i]))
+			return -1;
+	return 0;
+}
+
+static int rep_ibs_merge(struct rep_ibs_agg *d, struct rep_ibs_agg *g)
+{
+	d->n += g->n;
+	d->exact += g->exact;
+	d->inexact += g->inexact;
+	d->ip_differs += g->ip_differs;
+	d->ops += g->ops;
+	d->brn += g->brn;
+	d->brn_taken += g->brn_taken;
+	d->brn_misp += g->brn_misp;
+	d->mem_n += g->mem_n;
+	d->ld += g->ld;
+	d->st += g->st;
+	d->dc_miss += g->dc_miss;
+	d->dtlb_l1 += g->dtlb_l1;
+	d->dtlb_l2 += g->dtlb_l2;
+	for (int i = 0; i < 32; i++)
+		d->src[i] += g->src[i];
+	d->src_n += g->src_n;
+	d->fetch_comp += g->fetch_comp;
+	for (int i = 0; i < 2; i++) {
+		d->icm[i] += g->icm[i];
+		d->itlb1[i] += g->itlb1[i];
+		d->itlb2[i] += g->itlb2[i];
+		d->l2[i] += g->l2[i];
+		d->l3[i] += g->l3[i];
+		d->oc[i] += g->oc[i];
+	}
+	for (int i = 0; i < 4; i++)
+		d->pgsz[i] += g->pgsz[i];
+	d->pgsz_n += g->pgsz_n;
+	return rep_vals_cat(&d->tag, &g->tag) || rep_vals_cat(&d->comp, &g->comp) ||
+	       rep_vals_cat(&d->dclat, &g->dclat) || rep_vals_cat(&d->flat, &g->flat) ? -1 : 0;
+}
+
+/* The row of b in a (a new one, a copy of b's fields, when a has none). */
+static struct rep_entry *rep_row_of(struct rep_agg *a, const struct rep_entry *b)
+{
+	struct rep_sample s;
+	size_t j;
+
+	memset(&s, 0, sizeof(s));
+	s.event_idx = b->event_idx;
+	s.sym = b->sym;
+	s.dso = b->dso;
+	s.comm = b->comm;
+	s.pid = b->pid;
+	s.dso_addr = b->pc;
+	for (j = rep_key_hash(a, &s) & (a->tab_cap - 1); a->tab[j]; j = (j + 1) & (a->tab_cap - 1))
+		if (rep_key_eq(a->keys, &a->e[a->tab[j] - 1], &s))
+			return &a->e[a->tab[j] - 1];
+	if (a->n == a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 256;
+		struct rep_entry *ne = realloc(a->e, nc * sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		a->e = ne;
+		a->cap = nc;
+	}
+	memset(&a->e[a->n], 0, sizeof(a->e[a->n]));
+	a->e[a->n].event_idx = b->event_idx;
+	a->e[a->n].sym = b->sym;
+	a->e[a->n].dso = b->dso;
+	a->e[a->n].comm = b->comm;
+	a->e[a->n].pid = b->pid;
+	a->e[a->n].pc = b->pc;
+	a->e[a->n].sym_known = b->sym_known;
+	a->e[a->n].level = b->level;
+	a->tab[j] = ++a->n;
+	if (a->n * 2 > a->tab_cap && rep_grow(a))
+		return NULL;
+	return &a->e[a->n - 1];
+}
+
+int rep_agg_merge(struct rep_agg *a, struct rep_agg *b)
+{
+	size_t nev = a->nr_events < b->nr_events ? a->nr_events : b->nr_events;
+
+	if (a->keys != b->keys || !a->tab)
+		return -1;
+	for (size_t k = 0; k < b->n; k++) {
+		struct rep_entry *f = &b->e[k], *e = rep_row_of(a, f);
+
+		if (!e)
+			return -1;
+		e->samples += f->samples;
+		e->period += f->period;
+		e->pm_n += f->pm_n;
+		e->killed += f->killed;
+		e->stalled += f->stalled;
+		e->trapped += f->trapped;
+		e->mispred += f->mispred;
+		e->icm += f->icm;
+		for (int i = 0; i < PM_PROFILEME_TRAP_COUNT; i++)
+			e->traps[i] += f->traps[i];
+		for (int i = 0; i < PM_PROFILEME_COUNTS_COUNT; i++) {
+			e->counts[i] += f->counts[i];
+			e->counts0[i] += f->counts0[i];
+		}
+		if (f->pctr1_n) {
+			size_t need = e->pctr1_n + f->pctr1_n;
+
+			if (need > e->pctr1_cap) {
+				uint32_t *nv = realloc(e->pctr1, need * sizeof(*nv));
+
+				if (!nv)
+					return -1;
+				e->pctr1 = nv;
+				e->pctr1_cap = need;
+			}
+			memcpy(e->pctr1 + e->pctr1_n, f->pctr1, f->pctr1_n * sizeof(*e->pctr1));
+			e->pctr1_n = need;
+		}
+		e->pctr1_sum += f->pctr1_sum;
+		e->redirects += f->redirects;
+		e->skid_n += f->skid_n;
+		e->skid_undef += f->skid_undef;
+		e->skid_sum += f->skid_sum;
+		if (f->skid_max > e->skid_max)
+			e->skid_max = f->skid_max;
+		if (f->ibs) {
+			if (!e->ibs) {
+				e->ibs = f->ibs; /* moved */
+				f->ibs = NULL;
+			} else if (rep_ibs_merge(e->ibs, f->ibs)) {
+				return -1;
+			}
+		}
+	}
+	for (size_t i = 0; i < nev; i++) {
+		a->ev_samples[i] += b->ev_samples[i];
+		a->ev_period[i] += b->ev_period[i];
+		a->ev_pm[i] += b->ev_pm[i];
+		a->ev_ibs[i] += b->ev_ibs[i];
+		a->ev_inexact[i] += b->ev_inexact[i];
+		a->ev_ip_differs[i] += b->ev_ip_differs[i];
+		a->ev_skid_undef[i] += b->ev_skid_undef[i];
+	}
+	for (int i = 0; i < 8; i++)
+		a->skid_hist[i] += b->skid_hist[i];
+	a->last = 0;
+	return 0;
+}
+
 static int rep_cmp(const void *pa, const void *pb)
 {
 	const struct rep_entry *a = pa, *b = pb;

@@ -86,6 +86,12 @@ int rep_agg_add(struct rep_agg *a, const struct rep_sample *s);
 /* n samples like s of periods summing to period (neither ProfileMe nor IBS:
  * their payloads are added one sample at a time, n = 1). */
 int rep_agg_add_n(struct rep_agg *a, const struct rep_sample *s, uint64_t n, uint64_t period);
+/* Add the rows and counts of b (the samples after a's, same keys and
+ * events) into a, as if they had been added to a after a's own: a row new to
+ * a comes after a's rows; a row of both keeps a's first fields (level, the
+ * keys not sorted by).  b's names must live as long as a's.  IBS parts are
+ * moved out of b.  0, or -1 (no memory). */
+int rep_agg_merge(struct rep_agg *a, struct rep_agg *b);
 /* Sort the entries: per event, then period, samples, names. */
 void rep_agg_sort(struct rep_agg *a);
 void rep_agg_free(struct rep_agg *a);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /* Shared engine of profileme report / annotate (see report_core.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,10 +14,22 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "report_agg.h"
 #include "report_core.h"
+#include "jobs.h"
 #include "symmemo.h"
 
 /* ---- interned strings and tid -> comm ------------------------------ */
+
+/* A message of a window kept for the merge (rep_run_jobs): an undecodable
+ * attr's (printed once per attr) or a damaged sample's (the first 10 of the
+ * whole run printed). */
+struct rep_msg {
+	bool undec;
+	size_t attr;
+	char *text;
+};
+
 
 struct rep_str {
 	struct rep_str *next;
@@ -57,6 +70,17 @@ struct rep_ctx {
 	uint16_t *pre_order;            /* their slots in the order of their first sample */
 	size_t pre_n;
 	size_t nundec;
+	/* a chunk of a -j run (rep_run_jobs): the records from a chunk of
+	 * jobs.h (owned or state only), messages kept in log, not printed */
+	bool win;
+	bool f_borrowed;                /* f is a worker's stream reader (jobs.h) */
+	bool stopped;                   /* a callback said stop (no memory) */
+	struct cli_jobs_chunk *chunk;
+	int win_rc;                     /* 0, the reader's error, -ENOMEM (log) */
+	char *win_err;                  /* the reader's error message (copy) */
+	char *win_end_msg;              /* pm_file_end_status()'s message (copy) */
+	struct rep_msg *log;
+	size_t log_n, log_cap;
 	bool synthetic;
 	char arch[128];
 	char tid_buf[32];
@@ -290,6 +314,32 @@ static void rep_file_error(const struct rep_opts *o, const char *msg)
 		cli_error(o->cmd, "%s: %s", o->input, msg);
 }
 
+/* A message kept (a chunk); without memory the chunk fails (win_rc). */
+static void rep_log(struct rep_ctx *c, bool undec, size_t attr, const char *text)
+{
+	char *t = strdup(text);
+
+	if (c->log_n == c->log_cap) {
+		size_t nc = c->log_cap ? c->log_cap * 2 : 16;
+		struct rep_msg *n = realloc(c->log, nc * sizeof(*n));
+
+		if (!n) {
+			free(t);
+			c->win_rc = -ENOMEM;
+			return;
+		}
+		c->log = n;
+		c->log_cap = nc;
+	}
+	if (!t) {
+		c->win_rc = -ENOMEM;
+		return;
+	}
+	c->log[c->log_n].undec = undec;
+	c->log[c->log_n].attr = attr;
+	c->log[c->log_n++].text = t;
+}
+
 /* A sample that is not counted: said (an undecodable attr once, damaged
  * samples up to 10 times), and counted for the summary of rep_run(). */
 static void rep_bad_sample(struct rep_ctx *c, const struct pm_file_record *rec)
@@ -310,17 +360,34 @@ static void rep_bad_sample(struct rep_ctx *c, const struct pm_file_record *rec)
 			c->undec = n;
 			c->nundec = i + 8;
 		}
-		if (!c->undec[i]++)
-			cli_error(c->o.cmd, "%s; its samples are not counted", why);
+		if (!c->undec[i]++) {
+			if (c->win)
+				rep_log(c, true, i, why);
+			else
+				cli_error(c->o.cmd, "%s; its samples are not counted", why);
+		}
 		return;
 	}
-	if (++c->ndamaged <= 10)
+	++c->ndamaged;
+	if (c->win) {
+		if (c->ndamaged <= 11)
+			rep_log(c, false, 0, pm_errmsg());
+	} else if (c->ndamaged <= 10) {
 		cli_error(c->o.cmd, "%s", pm_errmsg());
-	else if (c->ndamaged == 11)
+	} else if (c->ndamaged == 11) {
 		cli_error(c->o.cmd, "(further damaged samples not listed)");
+	}
 }
 
+static int rep_open_on(struct rep_ctx **out, const struct rep_opts *o, pm_file *borrow);
+
 int rep_open(struct rep_ctx **out, const struct rep_opts *o)
+{
+	return rep_open_on(out, o, NULL);
+}
+
+/* rep_open() on an open file (not closed by rep_close()), or on its own. */
+static int rep_open_on(struct rep_ctx **out, const struct rep_opts *o, pm_file *borrow)
 {
 	struct rep_ctx *c = calloc(1, sizeof(*c));
 	struct pm_sym_opts so = { .sz = sizeof(so) };
@@ -336,7 +403,13 @@ int rep_open(struct rep_ctx **out, const struct rep_opts *o)
 	{
 		struct pm_file_opts fo = { .sz = sizeof(fo), .strict = o->strict };
 
-		rc = pm_file_open(&c->f, o->input, &fo);
+		if (borrow) {
+			c->f = borrow;
+			c->f_borrowed = true;
+			rc = 0;
+		} else {
+			rc = pm_file_open(&c->f, o->input, &fo);
+		}
 	}
 	if (rc) {
 		rep_file_error(o, pm_errmsg());
@@ -447,12 +520,18 @@ void rep_close(struct rep_ctx *c)
 		return;
 	pm_sym_free(c->sym);
 	pm_raw_ctx_free(c->raw);
-	pm_file_close(c->f);
+	if (!c->f_borrowed)
+		pm_file_close(c->f);
 	cli_symmemo_free(&c->memo);
 	free(c->is_pm);
 	free(c->ibs);
 	free(c->undec);
 	free(c->fixed_period);
+	for (size_t i = 0; i < c->log_n; i++)
+		free(c->log[i].text);
+	free(c->log);
+	free(c->win_end_msg);
+	free(c->win_err);
 	free(c->pre);
 	free(c->pre_order);
 	free(c->comms);
@@ -492,7 +571,7 @@ const char *rep_dso_path(struct rep_ctx *c, const char *dso, char *buf, size_t c
 
 /* ---- the loop ------------------------------------------------------ */
 
-static void rep_side_record(struct rep_ctx *c, const struct pm_file_record *rec)
+static void rep_side_record(struct rep_ctx *c, const struct pm_file_record *rec, bool owned)
 {
 	struct pm_record r;
 
@@ -517,7 +596,8 @@ static void rep_side_record(struct rep_ctx *c, const struct pm_file_record *rec)
 	}
 	case PM_RECORD_LOST:
 	case PM_RECORD_LOST_SAMPLES:
-		c->lost += r.lost.lost;
+		if (owned) /* -j: a record before the chunk is an earlier chunk's */
+			c->lost += r.lost.lost;
 		break;
 	default:
 		break;
@@ -725,19 +805,28 @@ int rep_run_n(struct rep_ctx *c, rep_cb cb, rep_cb_n cbn, void *user)
 			cbn = NULL; /* no memory: one sample at a time, the same sums */
 	}
 	pm_file_get_info(c->f, &fi);
-	cli_progress_init(&prog, c->o.cmd, c->o.quiet);
-	while ((rc = pm_file_next(c->f, &rec)) > 0) {
+	cli_progress_init(&prog, c->o.cmd, c->o.quiet || c->win);
+	for (;;) {
+		bool owned = true;
+
+		rc = c->chunk ? cli_jobs_next(c->chunk, &rec, &owned) : pm_file_next(c->f, &rec);
+		if (rc <= 0)
+			break;
 		if (prog.on && !(++nrec & 0xfff))
 			cli_progress_update(&prog, rec.offset, fi.file_size, nsamples);
 		if (rec.type != PM_RECORD_SAMPLE) {
 			if (rec.type < PM_RECORD_USER_TYPE_START) {
 				/* the summed samples saw the maps and names before it */
-				if (c->pre_n && rep_pre_flush(c, cbn, user))
+				if (c->pre_n && rep_pre_flush(c, cbn, user)) {
+					c->stopped = true;
 					break;
-				rep_side_record(c, &rec);
+				}
+				rep_side_record(c, &rec, owned);
 			}
 			continue;
 		}
+		if (!owned)
+			continue; /* -j: an earlier chunk's sample */
 		c->nsamples++;
 		if (rep_sample_core(c, &rec, &smp) < 0) {
 			rep_bad_sample(c, &rec);
@@ -751,14 +840,18 @@ int rep_run_n(struct rep_ctx *c, rep_cb cb, rep_cb_n cbn, void *user)
 
 			if (rep_pre_add(c, &smp, am, period) == 0)
 				continue;
-			if (rep_pre_flush(c, cbn, user))
+			if (rep_pre_flush(c, cbn, user)) {
+				c->stopped = true;
 				break;
+			}
 			rep_pre_add(c, &smp, am, period); /* an empty table has room */
 			continue;
 		}
 		/* a sample handed out alone comes after the summed ones before it */
-		if (c->pre_n && rep_pre_flush(c, cbn, user))
+		if (c->pre_n && rep_pre_flush(c, cbn, user)) {
+			c->stopped = true;
 			break;
+		}
 		/* The ProfileMe and IBS parts are zeroed only after a sample that
 		 * wrote them (most samples have neither): a few hundred bytes less
 		 * to clear per sample. */
@@ -809,11 +902,24 @@ int rep_run_n(struct rep_ctx *c, rep_cb cb, rep_cb_n cbn, void *user)
 			}
 		}
 		rep_resolve(c, &s);
-		if (cb(user, &s))
+		if (cb(user, &s)) {
+			c->stopped = true;
 			break;
+		}
 	}
-	if (c->pre_n) /* the samples before the end, or before damage, count */
-		rep_pre_flush(c, cbn, user);
+	if (c->pre_n && rep_pre_flush(c, cbn, user)) /* the samples before the end, or damage, count */
+		c->stopped = true;
+	if (c->win) {
+		const char *msg = NULL;
+
+		if (rc < 0 && !c->win_rc) {
+			c->win_rc = rc;
+			c->win_err = strdup(pm_errmsg());
+		}
+		if (rc >= 0 && cli_jobs_last(c->chunk) && pm_file_end_status(c->f, NULL, &msg) < 0 && msg)
+			c->win_end_msg = strdup(msg);
+		return 0; /* said by rep_run_jobs() */
+	}
 	if (prog.on)
 		cli_progress_update(&prog, fi.file_size ? fi.file_size : rec.offset, fi.file_size, nsamples);
 	cli_progress_done(&prog);
@@ -831,4 +937,242 @@ int rep_run_n(struct rep_ctx *c, rep_cb cb, rep_cb_n cbn, void *user)
 			  "decodable)", c->bad_samples, c->nsamples);
 	/* the report of what was read is still printed; the exit says damage */
 	return rc < 0 || c->bad_samples ? 1 : 0;
+}
+
+/* ---- -j N: the chunks of jobs.h, one table each ----------------------- */
+
+/* What one chunk gave (in a worker), for the merge (in the caller). */
+struct rep_jres {
+	struct rep_agg agg;
+	struct rep_msg *log;
+	size_t log_n;
+	uint64_t nsamples, bad, badpm, badibs, lost;
+	int rc;              /* the reader's error met in the chunk */
+	char *err, *end_msg;
+	bool stopped;
+};
+
+struct rep_jobs {
+	struct rep_ctx *c0;
+	struct rep_agg *agg;           /* the caller's: the merge */
+	pthread_mutex_t mu;
+	struct rep_ctx **ws;           /* the workers' contexts (names live until rep_jobs_free) */
+	size_t nws;
+	/* the merge, in chunk order */
+	bool *said;                    /* undecodable attrs said */
+	uint64_t nd, nsamples, bad, badpm, badibs, lost;
+	int rc;
+	char *err, *end_msg;
+	bool nomem;
+};
+
+static int rep_job_cb(void *user, const struct rep_sample *s)
+{
+	return rep_agg_add(user, s) ? 1 : 0;
+}
+
+static int rep_job_cb_n(void *user, const struct rep_sample *s, uint64_t n, uint64_t period)
+{
+	return rep_agg_add_n(user, s, n, period) ? 1 : 0;
+}
+
+static void rep_jres_free(struct rep_jres *r)
+{
+	if (!r)
+		return;
+	rep_agg_free(&r->agg);
+	for (size_t i = 0; i < r->log_n; i++)
+		free(r->log[i].text);
+	free(r->log);
+	free(r->err);
+	free(r->end_msg);
+	free(r);
+}
+
+/* A worker's context on its stream reader g (its symbolizer, names, memo). */
+static int rep_job_init(void *user, pm_file *g, void **ws)
+{
+	struct rep_jobs *J = user;
+	struct rep_opts o = J->c0->o;
+	struct rep_ctx *c = NULL, **n;
+
+	o.quiet = true; /* c0 said the notices */
+	if (rep_open_on(&c, &o, g))
+		return 2;
+	c->win = true;
+	pthread_mutex_lock(&J->mu);
+	n = realloc(J->ws, (J->nws + 1) * sizeof(*n));
+	if (n) {
+		J->ws = n;
+		J->ws[J->nws++] = c;
+	}
+	pthread_mutex_unlock(&J->mu);
+	if (!n) {
+		rep_close(c);
+		return 2;
+	}
+	*ws = c;
+	return 0;
+}
+
+static int rep_job_run(void *user, void *ws, struct cli_jobs_chunk *ch, void **result)
+{
+	struct rep_jobs *J = user;
+	struct rep_ctx *c = ws;
+	struct rep_jres *r = calloc(1, sizeof(*r));
+
+	*result = r;
+	if (!r || rep_agg_init(&r->agg, J->agg->keys, J->agg->nr_events))
+		return -ENOMEM;
+	/* the chunk's own counts and messages (a context reads many chunks) */
+	c->chunk = ch;
+	c->nsamples = c->bad_samples = c->ndamaged = c->bad_payloads = c->bad_ibs = c->lost = 0;
+	if (c->undec)
+		memset(c->undec, 0, c->nundec * sizeof(*c->undec));
+	c->win_rc = 0;
+	rep_run_n(c, rep_job_cb, rep_job_cb_n, &r->agg);
+	c->chunk = NULL;
+	r->log = c->log;
+	r->log_n = c->log_n;
+	c->log = NULL;
+	c->log_n = c->log_cap = 0;
+	r->nsamples = c->nsamples;
+	r->bad = c->bad_samples;
+	r->badpm = c->bad_payloads;
+	r->badibs = c->bad_ibs;
+	r->lost = c->lost;
+	r->rc = c->win_rc;
+	r->err = c->win_err;
+	r->end_msg = c->win_end_msg;
+	c->win_err = c->win_end_msg = NULL;
+	r->stopped = c->stopped;
+	return 0;
+}
+
+/* Chunk k's table and messages, in chunk order (the caller's thread). */
+static int rep_job_done(void *user, size_t k, void *result, int rc)
+{
+	struct rep_jobs *J = user;
+	struct rep_jres *r = result;
+	struct rep_ctx *c0 = J->c0;
+
+	(void)k;
+	if (rc || !r || r->stopped || r->rc == -ENOMEM || rep_agg_merge(J->agg, &r->agg)) {
+		rep_jres_free(r);
+		J->nomem = true;
+		cli_error(c0->o.cmd, "out of memory");
+		return 2;
+	}
+	/* the messages, by the rules of one thread (rep_bad_sample) */
+	for (size_t m = 0; m < r->log_n; m++) {
+		const struct rep_msg *g = &r->log[m];
+
+		if (g->undec) {
+			if (J->said && g->attr < c0->nr_attrs) {
+				if (J->said[g->attr])
+					continue;
+				J->said[g->attr] = true;
+			}
+			cli_error(c0->o.cmd, "%s; its samples are not counted", g->text);
+		} else if (++J->nd <= 10) {
+			cli_error(c0->o.cmd, "%s", g->text);
+		} else if (J->nd == 11) {
+			cli_error(c0->o.cmd, "(further damaged samples not listed)");
+		}
+	}
+	J->nsamples += r->nsamples;
+	J->bad += r->bad;
+	J->badpm += r->badpm;
+	J->badibs += r->badibs;
+	J->lost += r->lost;
+	if (r->rc < 0 && !J->rc) { /* the stream ends there: later chunks have no records */
+		J->rc = r->rc;
+		J->err = r->err;
+		r->err = NULL;
+	}
+	if (r->end_msg && !J->end_msg) {
+		J->end_msg = r->end_msg;
+		r->end_msg = NULL;
+	}
+	rep_jres_free(r);
+	return 0;
+}
+
+static void rep_job_discard(void *user, void *result)
+{
+	(void)user;
+	rep_jres_free(result);
+}
+
+void rep_jobs_free(struct rep_jobs *J)
+{
+	if (!J)
+		return;
+	for (size_t i = 0; i < J->nws; i++)
+		rep_close(J->ws[i]);
+	free(J->ws);
+	free(J->said);
+	free(J->err);
+	free(J->end_msg);
+	pthread_mutex_destroy(&J->mu);
+	free(J);
+}
+
+int rep_run_jobs(struct rep_ctx **cp, int jobs, struct rep_agg *agg, struct rep_jobs **out, bool *damaged)
+{
+	struct rep_ctx *c0 = *cp;
+	struct pm_file_opts fo = { .sz = sizeof(fo), .strict = c0->o.strict };
+	struct cli_jobs j = { 0 };
+	struct rep_jobs *J = calloc(1, sizeof(*J));
+	int rc;
+
+	*out = NULL;
+	if (!J) {
+		cli_error(c0->o.cmd, "out of memory");
+		return -1;
+	}
+	pthread_mutex_init(&J->mu, NULL);
+	J->c0 = c0;
+	J->agg = agg;
+	J->said = calloc(c0->nr_attrs ? c0->nr_attrs : 1, sizeof(bool));
+	j.cmd = c0->o.cmd;
+	j.path = c0->o.input;
+	j.f = c0->f;
+	j.fopts = &fo; /* as rep_open() opens it */
+	j.jobs = jobs;
+	j.mode = CLI_JOBS_STREAM;
+	j.user = J;
+	j.worker_init = rep_job_init;
+	j.run = rep_job_run;
+	j.done = rep_job_done;
+	j.discard = rep_job_discard;
+	rc = cli_jobs_run(&j, NULL);
+	if (rc == 1 && !J->nws) {
+		rep_jobs_free(J); /* one chunk (pipe, zstd, small, damage): as -j 1 */
+		return 1;
+	}
+	if (rc) {
+		if (!J->nomem && rc > 1)
+			cli_error(c0->o.cmd, "-j: the worker threads could not start");
+		*out = J;
+		return -1;
+	}
+	c0->nsamples = J->nsamples;
+	c0->bad_samples = J->bad;
+	c0->bad_payloads = J->badpm;
+	c0->bad_ibs = J->badibs;
+	c0->lost = J->lost;
+	/* the end of rep_run_n(), for the whole stream */
+	if (J->rc < 0) {
+		rep_file_error(&c0->o, J->err ? J->err : pm_strerror(J->rc));
+	} else if (J->end_msg) {
+		cli_error(c0->o.cmd, "warning: %s: %s; the stream ends there (--strict makes "
+			  "this an error)", c0->o.input, J->end_msg);
+	}
+	if (J->bad)
+		cli_error(c0->o.cmd, "%" PRIu64 " of %" PRIu64 " samples not counted (damaged or not "
+			  "decodable)", J->bad, J->nsamples);
+	*damaged = J->rc < 0 || J->bad != 0;
+	*out = J;
+	return 0;
 }

@@ -85,6 +85,22 @@ typedef int (*rep_cb_n)(void *user, const struct rep_sample *s, uint64_t n, uint
 int rep_run_n(struct rep_ctx *c, rep_cb cb, rep_cb_n cbn, void *user);
 void rep_close(struct rep_ctx *c);
 
+struct rep_agg;
+struct rep_jobs;
+/* -j N: the chunks of a file-mode recording (jobs.h, CLI_JOBS_STREAM) on N
+ * worker threads, each with its own reader of the whole stream, symbolizer
+ * and names: a worker applies every record before its chunk as one thread
+ * applies it (state only: the samples before it are not decoded) and
+ * aggregates its chunk's samples into a table of the chunk; the tables are
+ * merged into @p agg in chunk order, the chunks' messages said in their
+ * order by the rules of one thread, the counts summed, the end said as one
+ * thread says it.  Returns 0 when done (*damaged as rep_run()'s 1; *keep
+ * holds the workers' names until rep_jobs_free(), after the output); 1 when
+ * the file is one chunk (a pipe, zstd, no index: read it with rep_run_n();
+ * nothing said, *cp untouched); -1 after an error message. */
+int rep_run_jobs(struct rep_ctx **cp, int jobs, struct rep_agg *agg, struct rep_jobs **keep, bool *damaged);
+void rep_jobs_free(struct rep_jobs *keep);
+
 pm_file *rep_file(struct rep_ctx *c);
 pm_sym *rep_symbolizer(struct rep_ctx *c);
 /* The symbolizer's path for a dso name (symfs applied), in buf. */

@@ -6,7 +6,8 @@ at random offsets inside the data section (file mode: the header says how
 much data there is).  For each cut, `profileme script` (file and time
 order), `profileme report` and Python `profileme.open(...).samples()` must
 give exactly the samples before the cut and fail: non-zero exit, or an
-exception (with partial=True: the same samples and a warning).
+exception (with partial=True: the same samples and a warning); `profileme
+report -j 2` must say exactly what `report` says.
 
 The expected samples are read from the recording's bytes (sample_type
 IP|TID|TIME, the default of both recorders here), not from profileme.
@@ -133,6 +134,14 @@ def cut_and_check(prof, pm, work, name, b, rng, light):
         check(n == len(want) and r.returncode != 0 and "offset" in r.stderr,
               "%s: report: %d samples (want %d), exit %d, %r" %
               (label, n, len(want), r.returncode, r.stderr[-200:]))
+        # report -j 2 (small chunks: several where the file allows)
+        # says exactly what -j 1 says
+        rj = subprocess.run([prof, "report", "-j", "2", "-i", path, "--json"], capture_output=True,
+                            text=True, errors="replace",
+                            env=dict(os.environ, PROFILEME_JOBS_CHUNK_BYTES="65536"))
+        check((rj.stdout, rj.stderr, rj.returncode) == (r.stdout, r.stderr, r.returncode),
+              "%s: report -j 2 differs from -j 1: exit %d, %r" %
+              (label, rj.returncode, rj.stderr[-200:]))
         python_check(pm, path, want, label)
     print("%s: %d cuts (%d at record boundaries), %d samples in the file" %
           (name, len(cuts), len(bounds), len(total)))
