@@ -830,7 +830,8 @@ out:
  * uint64) filled by C with the GIL released (comm None without tids), then
  * the library's sorted string tables. */
 static PyObject *pmpy_sym_rows_do(pm_sym *sym, pm_file *f, pm_columns *c, PyObject *pids, PyObject *tids,
-				  PyObject *ips, PyObject *modes, PyObject *times, int basename, int partial)
+				  PyObject *ips, PyObject *modes, PyObject *times, int basename, int partial,
+				  const Py_buffer *sb, const struct pm_file_chunk *ck)
 {
 	struct pm_sym_rows rows = { .sz = sizeof(rows) };
 	PyObject *res = NULL, *out[4] = { 0 }, *tab[3] = { 0 };
@@ -867,7 +868,9 @@ static PyObject *pmpy_sym_rows_do(pm_sym *sym, pm_file *f, pm_columns *c, PyObje
 	rows.symoff = (uint64_t *)PyBytes_AS_STRING(out[2]);
 	rows.comm = out[3] ? (uint32_t *)PyBytes_AS_STRING(out[3]) : NULL;
 	Py_BEGIN_ALLOW_THREADS
-	rc = c ? pm_columns_resolve_rows(c, &rows) : pm_sym_resolve_rows(sym, f, &rows);
+	rc = c ? pm_columns_resolve_rows(c, &rows) :
+	     sb ? pm_sym_resolve_chunk_rows(sym, f, sb->buf, (size_t)sb->len, ck, &rows) :
+		  pm_sym_resolve_rows(sym, f, &rows);
 	Py_END_ALLOW_THREADS
 	if (rc < 0) {
 		pmpy_raise(rc, "symbolizing");
@@ -940,8 +943,39 @@ PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject 
 	rc = pm_sym_new_from_file(&sym, f, &so);
 	if (rc < 0)
 		return pmpy_raise(rc, "symbolizer");
-	res = pmpy_sym_rows_do(sym, f, NULL, pids, tids, ips, modes, times, basename, partial);
+	res = pmpy_sym_rows_do(sym, f, NULL, pids, tids, ips, modes, times, basename, partial, NULL, NULL);
 	pm_sym_free(sym);
+	return res;
+}
+
+/* pmpy_symbol_rows() of the rows of one chunk with the index's sideband
+ * (bytes of pm_chunk_index_sideband()) replayed instead of @p f:
+ * pm_sym_resolve_chunk_rows() with the chunk's data bounds, time_hi and flags. */
+PyObject *pmpy_chunk_symbol_rows(pm_file *f, PyObject *sideband, unsigned long long data_offset,
+				 unsigned long long data_end, unsigned long long time_hi, unsigned int flags,
+				 PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes, PyObject *times,
+				 const char *symfs, const char *kallsyms, const char *path, int basename)
+{
+	struct pm_sym_opts so = { .sz = sizeof(so), .sysroot = symfs, .kallsyms = kallsyms, .path = path };
+	struct pm_file_chunk ck = { .sz = sizeof(ck), .data_offset = data_offset, .data_end = data_end,
+				    .time_lo = 0, .time_hi = time_hi, .flags = flags };
+	pm_sym *sym = NULL;
+	Py_buffer sb;
+	PyObject *res;
+	int rc;
+
+	if (pmpy_check(f, "file"))
+		return NULL;
+	if (PyObject_GetBuffer(sideband, &sb, PyBUF_SIMPLE) < 0)
+		return NULL;
+	rc = pm_sym_new_from_file(&sym, f, &so);
+	if (rc < 0) {
+		PyBuffer_Release(&sb);
+		return pmpy_raise(rc, "symbolizer");
+	}
+	res = pmpy_sym_rows_do(sym, f, NULL, pids, tids, ips, modes, times, basename, 0, &sb, &ck);
+	pm_sym_free(sym);
+	PyBuffer_Release(&sb);
 	return res;
 }
 
@@ -951,5 +985,5 @@ PyObject *pmpy_columns_symbol_rows(pm_columns *c, pm_sym *sym, PyObject *pids, P
 {
 	if (pmpy_check(c, "columns") || pmpy_check(sym, "symbolizer"))
 		return NULL;
-	return pmpy_sym_rows_do(sym, NULL, c, pids, tids, ips, modes, times, basename, partial);
+	return pmpy_sym_rows_do(sym, NULL, c, pids, tids, ips, modes, times, basename, partial, NULL, NULL);
 }

@@ -26,6 +26,10 @@ PyObject *pmpy_symbol_rows(pm_file *f, PyObject *pids, PyObject *tids, PyObject 
 			   PyObject *times, const char *symfs, const char *kallsyms, const char *path, int basename, int partial);
 PyObject *pmpy_columns_symbol_rows(pm_columns *c, pm_sym *sym, PyObject *pids, PyObject *tids, PyObject *ips,
 				   PyObject *modes, PyObject *times, int basename, int partial);
+PyObject *pmpy_chunk_symbol_rows(pm_file *f, PyObject *sideband, unsigned long long data_offset,
+				 unsigned long long data_end, unsigned long long time_hi, unsigned int flags,
+				 PyObject *pids, PyObject *tids, PyObject *ips, PyObject *modes, PyObject *times,
+				 const char *symfs, const char *kallsyms, const char *path, int basename);
 PyObject *pmpy_attribute_rows(const char *decoder, PyObject *regs, PyObject *ips, PyObject *ok);
 PyObject *pmpy_frame_convert(PyObject *rows, long row_size, PyObject *specs);
 

@@ -308,6 +308,34 @@ PM_EXPERIMENTAL PM_API uint64_t pm_columns_skipped(const pm_columns *c);
  */
 PM_EXPERIMENTAL PM_API int pm_columns_resolve_rows(pm_columns *c, const struct pm_sym_rows *rows);
 
+/**
+ * @brief **pm_sym_resolve_chunk_rows()** is pm_sym_resolve_rows() of the rows
+ *        of one chunk with the index's sideband (pm_chunk_index_sideband())
+ *        replayed instead of the file: the same columns and tables as the
+ *        whole file's replay gives those rows, without reading the file.
+ *
+ * The replay rule: the sideband's records in their order, up to the first
+ * whose time is not earlier than the chunk's @c time_hi when the chunk is a
+ * time window (PM_CHUNK_TIME_WINDOW) and the rows have times
+ * (::PM_SYM_WHEN_TIME): a later record changes no row of the window (a row
+ * sees the records up to its own time).  Rows without times (@c when NULL)
+ * get the maps and names of the end of the recording, after every record.
+ * @param s         a symbolizer from pm_sym_new_from_file() of the file
+ * @param f         the file, open (a fresh handle of the same recording, or
+ *                  the chunk's own after pm_file_select_chunk()): its attrs
+ *                  parse the records
+ * @param sideband  the bytes of pm_chunk_index_sideband() of the file's index
+ * @param len       their number
+ * @param c         the rows' chunk (of the same index), or NULL: no bound
+ * @param rows      the rows and the output columns, as pm_sym_resolve_rows()
+ * @return as pm_sym_resolve_rows(); -EINVAL also for a damaged sideband, a
+ *         sideband or chunk of another file, rows with sample ordinals
+ *         (@c when without ::PM_SYM_WHEN_TIME: they need the file's replay).
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_sym_resolve_chunk_rows(pm_sym *s, pm_file *f, const void *sideband, size_t len,
+						 const struct pm_file_chunk *c, const struct pm_sym_rows *rows);
+
 /* ------------------------------------------------------------------------ */
 /** @name JSON: samples, records, report rows and strings
  *

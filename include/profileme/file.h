@@ -916,6 +916,26 @@ PM_EXPERIMENTAL PM_API int pm_chunk_index_time_range(const pm_chunk_index *idx, 
  * @since 0.1
  */
 PM_EXPERIMENTAL PM_API int pm_file_select_chunk(pm_file *f, const struct pm_file_chunk *chunk);
+
+/**
+ * @brief **pm_chunk_index_sideband()**: the state a chunk's symbolization
+ *        needs from the rest of the file, kept by the index's one scan:
+ *        the file's side records (MMAP, MMAP2, COMM, FORK, EXIT) in the
+ *        order a replay takes them, as one self-describing byte string
+ *        (a few dozen bytes per record; it names the file's data bounds and
+ *        byte order and can be copied to other processes or machines).
+ *        pm_sym_resolve_chunk_rows() replays it for the rows of any chunk of the
+ *        index instead of a read of the whole file.
+ * @param idx   the index
+ * @param data  out: the bytes, owned by @p idx (valid until pm_chunk_index_free())
+ * @param len   out: their number
+ * @return 0; -ENOENT when the index has none (a pipe stream or a
+ *         zstd-compressed file: one chunk, which pm_sym_resolve_rows() of the
+ *         file symbolizes); -EINVAL.
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_chunk_index_sideband(const pm_chunk_index *idx, const void **data,
+						   size_t *len);
 /** @} */
 
 #ifdef __cplusplus

@@ -25,7 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <profileme/export.h>
+
 #include "chunks_int.h"
+#include "internal/sym_columns_int.h"
 #include "reader_int.h"
 
 #define PMC_DEFAULT_CHUNK (64ull << 20)
@@ -41,6 +44,8 @@ struct pm_chunk_index {
 	size_t n;
 	bool have_times;
 	uint64_t first, last;
+	uint8_t *sb; /* the sideband (pm_chunk_index_sideband()), NULL: none */
+	size_t sb_len;
 };
 
 void pm_chunk_index_free(pm_chunk_index *idx)
@@ -48,6 +53,7 @@ void pm_chunk_index_free(pm_chunk_index *idx)
 	if (!idx)
 		return;
 	free(idx->c);
+	free(idx->sb);
 	free(idx);
 }
 
@@ -197,17 +203,86 @@ out:
 	return rc;
 }
 
-/* The scan's state: the blocks so far. */
+/* A side record the scan kept (the sideband): its bytes at `at` of the
+ * scan's arena. */
+struct pmc_side {
+	uint64_t offset, time;
+	int32_t attr_idx;
+	uint32_t size;
+	size_t at;
+};
+
+/* The scan's state: the blocks so far, the side records so far. */
 struct pmc_scan {
 	struct pmc_block *b;
 	size_t nb, cap;
 	uint64_t block_max, data_end, blk_start;
 	bool whole;
+	struct pmc_side *sv;
+	size_t nside, capside;
+	uint8_t *sbytes;
+	size_t nsbytes, capsbytes;
 };
+
+static void pmc_scan_free(struct pmc_scan *sc)
+{
+	free(sc->b);
+	free(sc->sv);
+	free(sc->sbytes);
+	sc->b = NULL;
+	sc->sv = NULL;
+	sc->sbytes = NULL;
+}
+
+/* The records a symbolizer learns from (pm_sym_add_record(), the thread
+ * names of pm_sym_resolve_rows()). */
+static bool pmc_side_type(uint32_t type)
+{
+	return type == PM_RECORD_MMAP || type == PM_RECORD_MMAP2 || type == PM_RECORD_COMM ||
+	       type == PM_RECORD_FORK || type == PM_RECORD_EXIT;
+}
+
+static int pmc_side_add(struct pmc_scan *sc, uint64_t offset, uint64_t time, int32_t attr_idx,
+			const uint8_t *data, uint32_t size)
+{
+	size_t at = sc->nsbytes;
+
+	if (sc->nside == sc->capside) {
+		size_t nc = sc->capside ? sc->capside * 2 : 64;
+		struct pmc_side *t = pm__reallocarray(sc->sv, nc, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		sc->sv = t;
+		sc->capside = nc;
+	}
+	if (at + size > sc->capsbytes) {
+		size_t nc = sc->capsbytes ? sc->capsbytes : 4096;
+		uint8_t *t;
+
+		while (nc < at + size)
+			nc *= 2;
+		t = realloc(sc->sbytes, nc);
+		if (!t)
+			return -ENOMEM;
+		sc->sbytes = t;
+		sc->capsbytes = nc;
+	}
+	memcpy(sc->sbytes + at, data, size);
+	sc->nsbytes = at + size;
+	sc->sv[sc->nside++] = (struct pmc_side){ offset, time, attr_idx, size, at };
+	return 0;
+}
 
 /* One record of the scan (file order). */
 static inline int pmc_rec(struct pmc_scan *sc, const struct pmf_rec *r)
 {
+	if (pmc_side_type(r->type) && !r->from_comp) {
+		int rc = pmc_side_add(sc, r->offset, r->time, r->attr_idx, r->data, r->size);
+
+		if (rc)
+			return rc;
+	}
 	if (r->type == PM_RECORD_SAMPLE) {
 		struct pmc_block *cur = &sc->b[sc->nb - 1];
 
@@ -416,6 +491,8 @@ static int pmc_merge(struct pmc_scan *sc, struct pmc_piece *pc, size_t n)
 		return pc[0].rc;
 	*sc = pc[0].sc;
 	pc[0].sc.b = NULL;
+	pc[0].sc.sv = NULL;
+	pc[0].sc.sbytes = NULL;
 	off = pc[0].off;
 	for (size_t i = 1; i < n; i++) {
 		struct pmc_piece *p = &pc[i];
@@ -466,6 +543,14 @@ static int pmc_merge(struct pmc_scan *sc, struct pmc_piece *pc, size_t n)
 		if (!sc->nb || sc->b[sc->nb - 1].start != p->sc.b[j].start || off != p->sc.b[j].start)
 			return 1; /* cannot be: the reader's scan decides */
 		sc->nb--;
+		/* and its side records from there on (the same walk's) */
+		for (size_t k = 0; k < p->sc.nside; k++) {
+			const struct pmc_side *e = &p->sc.sv[k];
+
+			if (e->offset >= p->sc.b[j].start &&
+			    (rc = pmc_side_add(sc, e->offset, e->time, e->attr_idx, p->sc.sbytes + e->at, e->size)))
+				return rc;
+		}
 		for (; j < p->sc.nb; j++) {
 			if ((rc = pmc_push(&sc->b, &sc->nb, &sc->cap, p->sc.b[j].start)))
 				return rc;
@@ -535,7 +620,7 @@ static int pmc_scan_windows(struct pmc_scan *sc, const pm_file *f, int threads, 
 	if (!rc)
 		rc = pmc_merge(sc, pc, n);
 	for (size_t i = 0; i < n; i++) {
-		free(pc[i].sc.b);
+		pmc_scan_free(&pc[i].sc);
 		free(pc[i].m.buf);
 	}
 	free(pc);
@@ -569,6 +654,198 @@ static int pmc_scan_reader(struct pmc_scan *sc, pm_file *f)
 	}
 	pm_file_close(s);
 	return rc;
+}
+
+/*
+ * The sideband: the file's side records (MMAP, MMAP2, COMM, FORK, EXIT) in
+ * the order a replay takes them, as one byte string that travels with the
+ * chunks (to other processes or machines).  Little-endian header fields:
+ *
+ *   "PMSB" u32 version (1) u32 flags (PMC_SB_BE: the records' bytes are
+ *   big-endian) u32 count u64 data_offset u64 data_end
+ *   count x { u64 key, u64 time, u64 offset, i32 attr_idx, u32 size,
+ *             size bytes of the record, padded to 8 }
+ *
+ * The order: by key, then file offset, where a record's key is its time,
+ * or for a record without one the key of the record before it in the file
+ * (0 for the first): pm_file_next() hands timed records out in time order
+ * and untimed ones where they are read.
+ */
+#define PMC_SB_MAGIC "PMSB"
+#define PMC_SB_VERSION 1u
+#define PMC_SB_BE 1u
+#define PMC_SB_HDR 32u
+#define PMC_SB_ENT 32u
+
+struct pmc_sbkey {
+	uint64_t key, offset;
+	size_t i;
+};
+
+static int pmc_sbkey_cmp(const void *a, const void *b)
+{
+	const struct pmc_sbkey *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static int pmc_sideband(pm_chunk_index *idx, const pm_file *f, const struct pmc_scan *sc)
+{
+	struct pmc_sbkey *k = NULL;
+	uint64_t key = 0;
+	size_t len = PMC_SB_HDR;
+	uint8_t *p;
+
+	if (sc->nside > UINT32_MAX)
+		return pm__err(EOVERFLOW, "%s: more than 2^32 side records", PMF_NAME(f));
+	k = pm__reallocarray(NULL, sc->nside ? sc->nside : 1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	for (size_t i = 0; i < sc->nside; i++) {
+		const struct pmc_side *e = &sc->sv[i];
+
+		if (e->time != PM_FILE_NO_TIME)
+			key = e->time;
+		k[i] = (struct pmc_sbkey){ key, e->offset, i };
+		len += PMC_SB_ENT + ((e->size + 7u) & ~7u);
+	}
+	qsort(k, sc->nside, sizeof(*k), pmc_sbkey_cmp);
+	idx->sb = p = calloc(1, len);
+	if (!p) {
+		free(k);
+		return -ENOMEM;
+	}
+	idx->sb_len = len;
+	memcpy(p, PMC_SB_MAGIC, 4);
+	pm__st32(p + 4, PMC_SB_VERSION, false);
+	pm__st32(p + 8, f->be ? PMC_SB_BE : 0, false);
+	pm__st32(p + 12, (uint32_t)sc->nside, false);
+	pm__st64(p + 16, f->info.data_offset, false);
+	pm__st64(p + 24, sc->data_end, false);
+	p += PMC_SB_HDR;
+	for (size_t j = 0; j < sc->nside; j++) {
+		const struct pmc_side *e = &sc->sv[k[j].i];
+
+		pm__st64(p, k[j].key, false);
+		pm__st64(p + 8, e->time, false);
+		pm__st64(p + 16, e->offset, false);
+		pm__st32(p + 24, (uint32_t)e->attr_idx, false);
+		pm__st32(p + 28, e->size, false);
+		memcpy(p + PMC_SB_ENT, sc->sbytes + e->at, e->size);
+		p += PMC_SB_ENT + ((e->size + 7u) & ~7u);
+	}
+	free(k);
+	return 0;
+}
+
+int pm_chunk_index_sideband(const pm_chunk_index *idx, const void **data, size_t *len)
+{
+	if (!idx || !data || !len)
+		return pm__err(EINVAL, "pm_chunk_index_sideband: NULL argument");
+	*data = NULL;
+	*len = 0;
+	if (!idx->sb)
+		return pm__err(ENOENT, "the index has no sideband (a pipe stream or a zstd-compressed "
+				       "file: one chunk, symbolized with the file)");
+	*data = idx->sb;
+	*len = idx->sb_len;
+	return 0;
+}
+
+/* The replay of a sideband (pm__sym_resolve_rows_from()'s records). */
+struct pmc_sbit {
+	const uint8_t *p, *end;
+	uint32_t left;
+	uint64_t hi; /* records with a key from hi on cannot touch the rows */
+	bool be;
+};
+
+static int pmc_sb_next(void *arg, struct pm_file_record *rec, uint64_t *nsamples)
+{
+	struct pmc_sbit *it = arg;
+	uint32_t size;
+
+	*nsamples = 0;
+	if (!it->left || pm__ld64(it->p, false) >= it->hi)
+		return 0;
+	size = pm__ld32(it->p + 28, false);
+	memset(rec, 0, sizeof(*rec));
+	rec->sz = sizeof(*rec);
+	rec->data = it->p + PMC_SB_ENT;
+	rec->type = pm__ld32(it->p + PMC_SB_ENT, it->be);
+	rec->misc = pm__ld16(it->p + PMC_SB_ENT + 4, it->be);
+	rec->size = size;
+	rec->time = pm__ld64(it->p + 8, false);
+	rec->offset = pm__ld64(it->p + 16, false);
+	rec->attr_idx = (int32_t)pm__ld32(it->p + 24, false);
+	rec->big_endian = it->be;
+	it->p += PMC_SB_ENT + ((size + 7u) & ~7u);
+	it->left--;
+	return 1;
+}
+
+int pm_sym_resolve_chunk_rows(pm_sym *s, pm_file *f, const void *sideband, size_t len,
+			  const struct pm_file_chunk *c, const struct pm_sym_rows *rows)
+{
+	struct pm_file_info fi = { .sz = sizeof(fi) };
+	const uint8_t *p = sideband, *q;
+	struct pmc_sbit it;
+	uint64_t doff, dend;
+	uint32_t count;
+	int rc;
+
+	if (!s || !f || !sideband || !rows)
+		return pm__err(EINVAL, "pm_sym_resolve_chunk_rows: NULL argument");
+	if (c && (rc = PM__SZ_VALID(c, pm_file_chunk, PM_FILE_CHUNK_SZ_V1)))
+		return rc;
+	rc = PM__SZ_VALID(rows, pm_sym_rows, PM_SYM_ROWS_SZ_V1);
+	if (rc)
+		return rc;
+	if (rows->when && !(rows->flags & PM_SYM_WHEN_TIME))
+		return pm__err(EINVAL, "pm_sym_resolve_chunk_rows: rows with sample ordinals (not "
+				       "PM_SYM_WHEN_TIME) need the file's replay (pm_sym_resolve_rows())");
+	if (len < PMC_SB_HDR || memcmp(p, PMC_SB_MAGIC, 4))
+		return pm__err(EINVAL, "pm_sym_resolve_chunk_rows: not a sideband (%zu bytes)", len);
+	if (pm__ld32(p + 4, false) != PMC_SB_VERSION)
+		return pm__err(EINVAL, "pm_sym_resolve_chunk_rows: sideband version %u (this library reads %u)",
+			       pm__ld32(p + 4, false), PMC_SB_VERSION);
+	count = pm__ld32(p + 12, false);
+	doff = pm__ld64(p + 16, false);
+	dend = pm__ld64(p + 24, false);
+	rc = pm_file_get_info(f, &fi);
+	if (rc)
+		return rc;
+	if (doff != fi.data_offset || (c && (c->data_offset != doff || c->data_end != dend)) ||
+	    ((pm__ld32(p + 8, false) & PMC_SB_BE) != 0) != (fi.big_endian != 0))
+		return pm__err(EINVAL, "%s: the sideband (data %" PRIu64 "-%" PRIu64 ") is not of this file "
+			       "or chunk", PMF_NAME(f), doff, dend);
+	/* every entry checked before the replay reads one */
+	q = p + PMC_SB_HDR;
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t size;
+
+		if ((size_t)(p + len - q) < PMC_SB_ENT)
+			return pm__err(EINVAL, "pm_sym_resolve_chunk_rows: sideband cut in entry %u of %u", i, count);
+		size = pm__ld32(q + 28, false);
+		if (size < 8 || (size_t)(p + len - q) - PMC_SB_ENT < ((size + 7ull) & ~7ull) ||
+		    pm__ld16(q + PMC_SB_ENT + 6, fi.big_endian) != size ||
+		    !pmc_side_type(pm__ld32(q + PMC_SB_ENT, fi.big_endian)) ||
+		    (i && pm__ld64(q, false) < pm__ld64(it.p, false)))
+			return pm__err(EINVAL, "pm_sym_resolve_chunk_rows: sideband entry %u of %u damaged", i, count);
+		it.p = q;
+		q += PMC_SB_ENT + ((size + 7u) & ~7u);
+	}
+	if (q != p + len)
+		return pm__err(EINVAL, "pm_sym_resolve_chunk_rows: %zu bytes after the sideband's last entry",
+			       (size_t)(p + len - q));
+	it = (struct pmc_sbit){ .p = p + PMC_SB_HDR, .end = p + len, .left = count, .hi = UINT64_MAX,
+				.be = fi.big_endian != 0 };
+	/* rows of a time window: the records from its end on change none of them */
+	if (c && (c->flags & PM_CHUNK_TIME_WINDOW) && rows->when)
+		it.hi = c->time_hi;
+	return pm__sym_resolve_rows_from(s, f, rows, pmc_sb_next, &it);
 }
 
 int pm_chunk_index_new_from_file(pm_chunk_index **out, pm_file *f, const struct pm_chunk_index_opts *opts)
@@ -615,7 +892,7 @@ int pm__chunk_index_new(pm_chunk_index **out, pm_file *f, const struct pm_chunk_
 		goto done;
 	}
 	if (rc > 0) {
-		free(sc.b);
+		pmc_scan_free(&sc);
 		sc = (struct pmc_scan){ .block_max = sc.block_max, .data_end = sc.data_end,
 					.blk_start = f->info.data_offset };
 		rc = pmc_push(&sc.b, &sc.nb, &sc.cap, f->info.data_offset);
@@ -643,8 +920,10 @@ int pm__chunk_index_new(pm_chunk_index **out, pm_file *f, const struct pm_chunk_
 		rc = pmc_cut(idx, f, sc.b, sc.nb, sc.data_end, o.chunk_bytes, timed);
 	if (!rc && idx->n == 1 && timed && !untimed && !sc.whole)
 		idx->c[0].flags |= PM_CHUNK_TIME_WINDOW;
+	if (!rc && !sc.whole)
+		rc = pmc_sideband(idx, f, &sc);
 done:
-	free(sc.b);
+	pmc_scan_free(&sc);
 	if (rc) {
 		pm_chunk_index_free(idx);
 		return rc;

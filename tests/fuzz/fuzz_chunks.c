@@ -11,7 +11,8 @@
  * of its own read windows in one piece, and in `threads` pieces of at least
  * 64 bytes (so that the pieces guess record starts inside small inputs and
  * the merge has to confirm or reject them).  The three must agree: the same
- * error, or the same chunks (the windows-only scan may decline a record it
+ * error, or the same chunks and the same sideband (the side records,
+ * pm_chunk_index_sideband(); the windows-only scan may decline a record it
  * does not step over: -EAGAIN).  The chunks must tile the data, their time
  * windows follow each other; with bit 5 every chunk is read through its own
  * pm_file and each of its samples must lie in its window, and the samples
@@ -32,6 +33,9 @@
 static int fd = -1;
 static struct pm_file_chunk ref[4096], got[4096];
 static uint64_t whole[MAXS][2], parts[MAXS][2];
+/* the sideband of the last index_of() (ref: of the reader's scan) */
+static uint8_t *sb_ref, *sb_got;
+static size_t sb_ref_len, sb_got_len;
 
 static void put_file(const uint8_t *data, size_t size)
 {
@@ -78,6 +82,26 @@ static int index_of(int how, int threads, uint64_t chunk_bytes, struct pm_file_c
 		}
 		*n = k < 4096 ? k : 4096;
 		PM_FUZZ_ASSERT(pm_chunk_index_get(idx, k, &out[0]) == -ENOENT || k >= 4096);
+		{
+			const void *sb = NULL;
+			size_t len = 0;
+			uint8_t **keep = how == PMC_SCAN_READER ? &sb_ref : &sb_got;
+			size_t *keep_len = how == PMC_SCAN_READER ? &sb_ref_len : &sb_got_len;
+			int src = pm_chunk_index_sideband(idx, &sb, &len);
+
+			PM_FUZZ_ASSERT(src == 0 || (src == -ENOENT && k == 1));
+			free(*keep);
+			*keep = NULL;
+			*keep_len = 0;
+			if (!src) {
+				PM_FUZZ_ASSERT(len >= 32 && !memcmp(sb, "PMSB", 4));
+				*keep = malloc(len);
+				if (!*keep)
+					abort();
+				memcpy(*keep, sb, len);
+				*keep_len = len;
+			}
+		}
 		if (k < 4096)
 			PM_FUZZ_ASSERT(pm_chunk_index_get(idx, 0, &out[0]) == 0);
 	}
@@ -151,12 +175,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		PM_FUZZ_ASSERT(rgot == rref);
 		PM_FUZZ_ASSERT(ngot == nref);
 		PM_FUZZ_ASSERT(!nref || !memcmp(got, ref, nref * sizeof(ref[0])));
+		PM_FUZZ_ASSERT(sb_got_len == sb_ref_len && (!sb_ref_len || !memcmp(sb_got, sb_ref, sb_ref_len)));
 		if (t == threads)
 			break;
 	}
 	rgot = index_of(PMC_SCAN_AUTO, threads, chunk_bytes, got, &ngot);
 	PM_FUZZ_ASSERT(rgot == rref && ngot == nref);
 	PM_FUZZ_ASSERT(!nref || !memcmp(got, ref, nref * sizeof(ref[0])));
+	PM_FUZZ_ASSERT(rref || (sb_got_len == sb_ref_len && (!sb_ref_len || !memcmp(sb_got, sb_ref, sb_ref_len))));
 	if (rref)
 		return 0;
 

@@ -228,14 +228,73 @@ def test_select_chunk_errors(recs):
         c.file_close(f)
 
 
-@pytest.mark.parametrize("kind", ["file", "callchain"])
-def test_read_samples_equals_to_pandas(recs, kind):
+def _side_counts(path):
+    """MMAP, MMAP2, COMM, FORK, EXIT records of a recording, as perf report
+    -D counts them (the oracle of the sideband)."""
+    out = subprocess.run(["perf", "report", "-D", "-i", path], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, check=True).stdout.decode(errors="replace")
+    import re
+    # TIME 0xOFFSET [0xSIZE]: PERF_RECORD_TYPE ...
+    pat = re.compile(r"^\S+ 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_(MMAP2?|COMM|FORK|EXIT)\b")
+    return sum(1 for line in out.splitlines() if pat.match(line))
+
+
+@pytest.mark.parametrize("kind", ["file", "callchain", "zstd", "pipe"])
+def test_chunk_sideband(recs, kind):
+    """The index keeps the file's side records once (its sideband): as many
+    as perf report -D shows, in time order; none for -z and pipe (one chunk).
+    A damaged sideband is a clear error."""
+    if kind not in recs:
+        pytest.skip("perf cannot record with -z here")
     path = recs[kind]
-    ddf = pmd.read_samples(path, chunk_bytes=_small(path), symbols=True)
-    assert ddf.npartitions >= 2 and ddf.known_divisions
-    got = ddf.compute()
+    lst, rng, sb = pmd.chunks(path, _small(path), sideband=True)
+    if kind in ("zstd", "pipe"):
+        assert sb is None and len(lst) == 1
+        return
+    assert sb[:4] == b"PMSB" and struct.unpack_from("<I", sb, 4)[0] == 1
+    count = struct.unpack_from("<I", sb, 12)[0]
+    assert count == _side_counts(path) and count >= 3
+    keys, at = [], 32
+    for _ in range(count):
+        key, size = struct.unpack_from("<Q", sb, at)[0], struct.unpack_from("<I", sb, at + 28)[0]
+        keys.append(key)
+        at += 32 + (size + 7) // 8 * 8
+    assert at == len(sb) and keys == sorted(keys)
+    # the same for every number of scan pieces
+    assert pmd.chunks(path, _small(path), threads=3, sideband=True)[2] == sb
+    with profileme.open(path) as rec:
+        rec._schema_for(-1)
+        arr = pmd._chunk_array(rec, path, lst[1]["key"], None, -1)
+        for bad, msg in ((sb[:len(sb) - 8], "sideband"), (b"PMSX" + sb[4:], "not a sideband"),
+                         (sb[:12] + struct.pack("<I", count + 1) + sb[16:], "sideband cut")):
+            with pytest.raises(profileme.Error, match=msg):
+                pmd._chunk_symbols(rec, path, arr, lst[1]["key"], bad, None, None, True)
+        other = pmd.chunks(recs["callchain" if kind == "file" else "file"], _small(path),
+                           sideband=True)[2]
+        with pytest.raises(profileme.Error, match="not of this file"):
+            pmd._chunk_symbols(rec, path, arr, lst[1]["key"], other, None, None, True)
+
+
+@pytest.mark.parametrize("divisions", [True, False])
+@pytest.mark.parametrize("kind", ["file", "callchain", "zstd", "pipe"])
+def test_read_samples_equals_to_pandas(recs, kind, divisions, monkeypatch):
+    """Chunked decode with symbols equals the whole-file decode column for
+    column; a chunk of several is symbolized from the index's sideband (the
+    whole file's replay is not used), -z and pipe files are one chunk."""
+    if kind not in recs:
+        pytest.skip("perf cannot record with -z here")
+    path = recs[kind]
     with profileme.open(path) as rec:
         want = rec.to_pandas(symbols=True).set_index("time")
+    whole = kind in ("zstd", "pipe")
+    if not whole:
+        def no_file_replay(*a, **k):
+            raise AssertionError("a chunk was symbolized with a replay of the whole file")
+        monkeypatch.setattr(profileme.PerfData, "_symbol_columns", no_file_replay)
+    ddf = pmd.read_samples(path, chunk_bytes=_small(path), symbols=True, divisions=divisions)
+    assert ddf.npartitions >= 2 or whole
+    assert ddf.known_divisions == (divisions and not whole)
+    got = ddf.compute()
     assert list(got.columns) == ["source"] + list(want.columns)
     assert (got["source"] == path).all()
     for c in want.columns:
@@ -245,6 +304,8 @@ def test_read_samples_equals_to_pandas(recs, kind):
         assert a.dtype == b.dtype, c
         assert a.reset_index(drop=True).equals(b.reset_index(drop=True)), c
     assert np.array_equal(got.index.to_numpy(), want.index.to_numpy())
+    if not ddf.known_divisions:
+        return
     # known divisions: loc on time reads only the partitions that hold it
     t = int(want.index[len(want) // 2])
     assert len(ddf.loc[t:t].compute()) == int((want.index == t).sum())

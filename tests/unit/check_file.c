@@ -1480,11 +1480,16 @@ static void ck_write_recs(pm_writer *w, bool be)
 	}
 }
 
+/* The sideband of the first index ck_chunks() made, to compare the others' with. */
+static uint8_t *ck_sb;
+static size_t ck_sb_len;
+
 static size_t ck_chunks(pm_file *f, int how, int threads, struct pm_file_chunk *out, size_t cap)
 {
 	struct pm_chunk_index_opts o = { .sz = sizeof(o), .chunk_bytes = 512 << 10, .threads = threads };
 	pm_chunk_index *idx = NULL;
-	size_t n;
+	const void *sb;
+	size_t n, len;
 
 	ck_assert_int_eq(pm__chunk_index_new(&idx, f, &o, how, 4096), 0);
 	n = pm_chunk_index_count(idx);
@@ -1492,6 +1497,17 @@ static size_t ck_chunks(pm_file *f, int how, int threads, struct pm_file_chunk *
 	for (size_t i = 0; i < n; i++) {
 		out[i].sz = sizeof(out[i]);
 		ck_assert_int_eq(pm_chunk_index_get(idx, i, &out[i]), 0);
+	}
+	/* every way of scanning keeps the same side records, in the same order */
+	ck_assert_int_eq(pm_chunk_index_sideband(idx, &sb, &len), 0);
+	if (!ck_sb) {
+		ck_sb = malloc(len);
+		ck_assert_ptr_nonnull(ck_sb);
+		memcpy(ck_sb, sb, len);
+		ck_sb_len = len;
+	} else {
+		ck_assert_uint_eq(len, ck_sb_len);
+		ck_assert_mem_eq(sb, ck_sb, len);
 	}
 	pm_chunk_index_free(idx);
 	return n;
@@ -1541,8 +1557,31 @@ START_TEST(test_chunk_index_parallel)
 	pm_writer_close(w);
 
 	ck_assert_int_eq(pm_file_open(&f, path, NULL), 0);
+	free(ck_sb);
+	ck_sb = NULL;
 	nref = ck_chunks(f, PMC_SCAN_READER, 1, ref, 256);
 	ck_assert_uint_ge(nref, 6);
+	/* the sideband: "PMSB", version 1, and one entry per COMM written
+	 * (ck_write_recs(): one every 97 samples), each with its record's bytes */
+	ck_assert_uint_ge(ck_sb_len, 32);
+	ck_assert_mem_eq(ck_sb, "PMSB", 4);
+	ck_assert_uint_eq(pm__ld32(ck_sb + 4, false), 1);
+	ck_assert_uint_eq(pm__ld32(ck_sb + 12, false), (CK_NSAMP + 96) / 97);
+	{
+		const uint8_t *e = ck_sb + 32;
+		uint64_t prev = 0;
+
+		for (uint32_t i = 0; i < pm__ld32(ck_sb + 12, false); i++) {
+			uint32_t size = pm__ld32(e + 28, false);
+
+			ck_assert_uint_eq(pm__ld32(e + 32, be), PM_RECORD_COMM);
+			ck_assert_uint_eq(pm__ld16(e + 38, be), size);
+			ck_assert_uint_ge(pm__ld64(e, false), prev); /* in time order */
+			prev = pm__ld64(e, false);
+			e += 32 + ((size + 7u) & ~7u);
+		}
+		ck_assert_ptr_eq(e, ck_sb + ck_sb_len);
+	}
 	/* in one piece and in 2, 3, 7 pieces (each guessing where records start) */
 	for (int t = 1; t <= 7; t += t < 3 ? 1 : 4) {
 		ck_assert_uint_eq(ck_chunks(f, PMC_SCAN_WINDOWS, t, got, 256), nref);
@@ -1574,6 +1613,8 @@ START_TEST(test_chunk_index_parallel)
 	}
 	ck_assert_uint_eq(np, nw);
 	ck_assert_mem_eq(parts, whole, nw * sizeof(whole[0]));
+	free(ck_sb);
+	ck_sb = NULL;
 	unlink(path);
 }
 END_TEST

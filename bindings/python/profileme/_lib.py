@@ -402,10 +402,11 @@ _CHUNK_FIELDS = ("start", "end", "read_start", "time_lo", "time_hi", "time_min",
                  "flags", "index", "data_offset", "data_end")
 
 
-def chunk_index(f, chunk_bytes, threads=1):
+def chunk_index(f, chunk_bytes, threads=1, sideband=False):
     """([chunk tuple of _CHUNK_FIELDS, ...], (first, last) sample time or
     None): the chunk index of f (pm_chunk_index_new_from_file(), the GIL
-    released while it scans, in `threads` pieces at once)."""
+    released while it scans, in `threads` pieces at once); with sideband,
+    a third item: the bytes of pm_chunk_index_sideband() (None: none)."""
     opts = _C.pm_chunk_index_opts(chunk_bytes=chunk_bytes, threads=threads)
     with _C.pm_chunk_index_new_from_file(f, opts) as idx:
         out = []
@@ -413,7 +414,9 @@ def chunk_index(f, chunk_bytes, threads=1):
             c = _C.pm_chunk_index_get(idx, i)
             out.append(tuple(getattr(c, k) for k in _CHUNK_FIELDS))
         rng = _optional(_C.pm_chunk_index_time_range, idx)
-    return out, (tuple(rng) if rng is not None else None)
+        sb = _optional(_C.pm_chunk_index_sideband, idx) if sideband else None
+    rng = tuple(rng) if rng is not None else None
+    return (out, rng, sb) if sideband else (out, rng)
 
 
 def file_select_chunk(f, chunk):

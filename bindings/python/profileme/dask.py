@@ -36,21 +36,25 @@ __all__ = ["read_samples", "chunks", "hotspots", "profileme_summary", "ibs_summa
            "DEFAULT_CHUNK_BYTES"]
 
 
-def chunks(path, chunk_bytes=DEFAULT_CHUNK_BYTES, threads=None):
+def chunks(path, chunk_bytes=DEFAULT_CHUNK_BYTES, threads=None, sideband=False):
     """The chunk index of one recording: (list of dicts, (first, last) sample
     time or None).  Each dict has start, end (the bytes the chunk stands for),
     read_start, time_lo, time_hi (its samples: time_lo <= time < time_hi when
     flags has CHUNK_TIME_WINDOW), time_min/time_max (bounds, CHUNK_TIME_KNOWN),
     flags, index, and a ``key`` to hand to the reader.  The scan runs in
     ``threads`` pieces at once (default: one per CPU; the index is the same
-    for any number)."""
+    for any number).  ``sideband=True``: a third item, the bytes the
+    symbolization of any chunk replays instead of the file (the file's
+    MMAP/COMM/FORK/EXIT records kept by the same scan,
+    pm_chunk_index_sideband()), or None (a pipe stream or ``perf record -z``
+    file: one chunk)."""
     path = os.fspath(path)
     if threads is None:
         threads = os.cpu_count() or 1
     f = _lib.file_open(path, 0)
     try:
         with profileme._named(path):
-            lst, rng = _lib.chunk_index(f, int(chunk_bytes or 0), int(threads))
+            lst, rng, sb = _lib.chunk_index(f, int(chunk_bytes or 0), int(threads), True)
     finally:
         _lib.file_close(f)
     out = []
@@ -58,7 +62,7 @@ def chunks(path, chunk_bytes=DEFAULT_CHUNK_BYTES, threads=None):
         d = dict(zip(_CHUNK_KEYS, t))
         d["key"] = tuple(t)
         out.append(d)
-    return out, rng
+    return (out, rng, sb) if sideband else (out, rng)
 
 
 def _expand(paths_or_glob):
@@ -117,12 +121,30 @@ def _chunk_array(rec, path, key, get, ev):
         _lib.file_close(f)
 
 
-def _frame(rec, arr, fields, event, symbols, attribution, symfs, kallsyms):
-    """to_pandas(fields, event, symbols=...) of the rows in arr."""
+def _chunk_symbols(rec, path, arr, key, sideband, symfs, kallsyms, attribution):
+    """rec._symbol_columns(arr) of the rows of one chunk: the file's sideband
+    replayed up to the chunk's end (pm_sym_resolve_chunk_rows()), not the file."""
+    pid, ip, mode, time = rec._charged_rows(arr, attribution)
+    f = _lib.file_open(path, 0)
+    try:
+        with profileme._named(path):
+            out = profileme._c.chunk_symbol_rows(
+                f, sideband, int(key[9]), int(key[10]), int(key[4]), int(key[7]), pid, arr["tid"],
+                ip, mode, time, profileme._opt_str(symfs, "symfs"),
+                profileme._opt_str(kallsyms, "kallsyms"), path, 1)
+    finally:
+        _lib.file_close(f)
+    return profileme._symbol_frame_columns(out)
+
+
+def _frame(rec, arr, fields, event, symbols, attribution, symfs, kallsyms, sym=None):
+    """to_pandas(fields, event, symbols=...) of the rows in arr (sym: a
+    function of arr giving the symbol columns; None: rec._symbol_columns)."""
     user = None if fields is None else [f for f in fields if f not in _SYM_COLUMNS]
     df = rec.to_pandas(fields=user, event=event, attribution=attribution, _arr=arr)
     if symbols:
-        cols = rec._symbol_columns(arr, symfs, kallsyms, attribution)
+        cols = sym(arr) if sym is not None else \
+            rec._symbol_columns(arr, symfs, kallsyms, attribution)
         if fields is not None:
             df = df[[c for c in df.columns if c in fields]]
         df = df.copy()
@@ -132,14 +154,21 @@ def _frame(rec, arr, fields, event, symbols, attribution, symfs, kallsyms):
     return df
 
 
-def _read_chunk(path, key, fields, event, symbols, attribution, symfs, kallsyms, source, meta):
-    """One partition: the chunk's samples, conformed to meta, time as index."""
+def _read_chunk(path, key, fields, event, symbols, attribution, symfs, kallsyms, source, meta,
+                sideband=None):
+    """One partition: the chunk's samples, conformed to meta, time as index.
+    With symbols and the file's sideband (a chunk of several), the symbol
+    columns come from the sideband's replay, not from a read of the file."""
     with profileme.open(path) as rec:
         ev = rec._event_index(event)
         rec._schema_for(ev)
         get = _wanted(rec, fields, symbols, attribution)
         arr = _chunk_array(rec, path, key, get, ev)
-        df = _frame(rec, arr, fields, event, symbols, attribution, symfs, kallsyms)
+        sym = None
+        if symbols and sideband is not None and not key[7] & CHUNK_WHOLE:
+            def sym(a):
+                return _chunk_symbols(rec, path, a, key, sideband, symfs, kallsyms, attribution)
+        df = _frame(rec, arr, fields, event, symbols, attribution, symfs, kallsyms, sym)
         times = arr["time"]
     return _conform(df, times, source, meta)
 
@@ -303,8 +332,11 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
     Times of different machines are on different clocks: never join on them.
 
     ``symbols=True`` symbolizes each chunk with the recording's whole
-    history (the library replays the file's MMAP/COMM/FORK/EXIT records and
-    looks each row up with the maps of its time), as ``to_pandas`` does.
+    history, as ``to_pandas`` does (each row looked up with the maps of its
+    time): the chunk index's scan keeps the file's MMAP/COMM/FORK/EXIT
+    records once per file (its sideband, ``chunks(sideband=True)``), and each
+    chunk replays them up to its own end instead of reading the file again
+    (a pipe stream or ``-z`` file is one chunk, symbolized with the file).
     """
     import dask
     import dask.dataframe as dd
@@ -325,8 +357,9 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
         cb = int(chunk_bytes or DEFAULT_CHUNK_BYTES)
         parts = []
         for i, p in enumerate(paths):
-            idx = dask.delayed(_index, pure=True)(p, cb, dask_key_name="profileme-index-%s" %
-                                                  dask.base.tokenize(p, cb, i))
+            idx = dask.delayed(_index, pure=True)(p, cb, bool(symbols),
+                                                  dask_key_name="profileme-index-%s" %
+                                                  dask.base.tokenize(p, cb, i, bool(symbols)))
             n = 1 if sizes[i] is None else sizes[i] // cb + 1
             for j in range(n):
                 parts.append(dask.delayed(fn.lazy, pure=True)(
@@ -338,13 +371,13 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
     ncpu = os.cpu_count() or 1
     each = max(1, ncpu // max(1, len(paths)))    # one file: its scan in one piece per CPU
     with ThreadPoolExecutor(max_workers=max(1, min(len(paths), ncpu))) as ex:
-        indexes = list(ex.map(lambda p: chunks(p, chunk_bytes, each), paths))
+        indexes = list(ex.map(lambda p: chunks(p, chunk_bytes, each, sideband=True), paths))
     # known divisions: every chunk windowed with known times, files disjoint
     order = list(range(len(paths)))
     divs = None
     if all(rng is not None and all(c["flags"] & CHUNK_TIME_WINDOW and
                                    c["flags"] & CHUNK_TIME_KNOWN for c in lst)
-           for lst, rng in indexes):
+           for lst, rng, _ in indexes):
         order.sort(key=lambda i: indexes[i][1][0])
         ok = all(indexes[order[i]][1][1] < indexes[order[i + 1]][1][0]
                  for i in range(len(order) - 1))
@@ -359,17 +392,19 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
             order = list(range(len(paths)))
     args = []
     for i in order:
+        sb = indexes[i][2] if symbols else None
         for c in indexes[i][0]:
-            args.append((paths[i], c["key"], i))
+            args.append((paths[i], c["key"], i, sb))
     return dd.from_map(fn, args, meta=meta, divisions=divs, label="profileme-read",
                        enforce_metadata=False)
 
 
-def _index(path, chunk_bytes):
+def _index(path, chunk_bytes, symbols=False):
     """The task of a file's chunk index (read_samples(divisions=False)): the
-    chunks' keys.  The scan takes every CPU of the worker's machine: the
-    file's partitions wait for it."""
-    return [c["key"] for c in chunks(path, chunk_bytes)[0]]
+    chunks' keys, and the sideband (None without symbols).  The scan takes
+    every CPU of the worker's machine: the file's partitions wait for it."""
+    lst, rng, sb = chunks(path, chunk_bytes, sideband=True)
+    return [c["key"] for c in lst], (sb if symbols else None)
 
 
 class _Partition:
@@ -383,19 +418,22 @@ class _Partition:
                                         [str(t) for t in meta.dtypes])
 
     def __call__(self, arg):
-        path, key, source = arg
+        path, key, source = arg[:3]
+        sideband = arg[3] if len(arg) > 3 else None
         fields, event, symbols, attribution, symfs, kallsyms = self.a
         return _read_chunk(path, key, fields, event, symbols, attribution, symfs, kallsyms,
-                           source, self.meta)
+                           source, self.meta, sideband)
 
-    def lazy(self, path, keys, j, last, source):
+    def lazy(self, path, index, j, last, source):
         """Partition j of a file of read_samples(divisions=False): its chunk j
-        (the last partition: every chunk from j on), or nothing."""
+        (the last partition: every chunk from j on), or nothing.  index:
+        the _index() task's (keys, sideband)."""
         import pandas as pd
+        keys, sb = index
         take = keys[j:] if last else keys[j:j + 1]
         if not take:
             return self.meta.iloc[:0].copy()
-        frames = [self((path, k, source)) for k in take]
+        frames = [self((path, k, source, sb)) for k in take]
         return frames[0] if len(frames) == 1 else pd.concat(frames)
 
 
