@@ -134,7 +134,7 @@ def _chunk_symbols(rec, path, arr, key, sideband, symfs, kallsyms, attribution):
                 profileme._opt_str(kallsyms, "kallsyms"), path, 1)
     finally:
         _lib.file_close(f)
-    return profileme._symbol_frame_columns(out)
+    return profileme._symbol_frame_columns(out, len(arr), profileme._SYM_COLUMNS)
 
 
 def _frame(rec, arr, fields, event, symbols, attribution, symfs, kallsyms, sym=None):
