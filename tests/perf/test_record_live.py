@@ -181,14 +181,19 @@ def wait_for(cond, what, timeout=120):
     return False
 
 
-def in_poll(pid):
+def in_poll(pid, out):
     """The process is blocked in poll(): the recorder's loop, after its
-    events were enabled (cmd_record.c starts them, then polls)."""
+    events were enabled (cmd_record.c starts them, then polls).  Where the
+    kernel hides wchan ("0"), the nearest condition it shows: the recorder
+    wrote its file header (just before it enables the events)."""
     try:
         with open("/proc/%d/wchan" % pid) as f:
-            return "poll" in f.read()
+            w = f.read().strip()
     except OSError:
         return False
+    if w in ("", "0"):
+        return os.path.exists(out) and os.path.getsize(out) > 0
+    return "poll" in w
 
 
 def data_flushed(path):
@@ -284,7 +289,7 @@ def main():
         out = os.path.join(tmp, "pid.data")
         rec = subprocess.Popen([PM, "record", "-e", "task-clock:u", "-c", "200000", "-p",
                                 str(wl.pid), "-o", out], stderr=subprocess.PIPE, text=True)
-        polling = wait_for(lambda: in_poll(rec.pid) or rec.poll() is not None,
+        polling = wait_for(lambda: in_poll(rec.pid, out) or rec.poll() is not None,
                            "record -p to reach its poll loop")
         check(polling and rec.poll() is None, "record -p attached and polls")
         wl.stdin.close()  # go
