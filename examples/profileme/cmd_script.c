@@ -329,6 +329,8 @@ struct script {
 	int ev_idx;
 	const char *ev;
 	size_t evn;
+	uint8_t *kind; /* per attr: CORE_* (0: not known yet) */
+	size_t nkind;
 	struct pm_sample sm;
 	struct pm_sample_core core;
 };
@@ -816,7 +818,7 @@ static void sample_text(struct script *s, const struct pm_file_record *rec, cons
  * callchain, no READ values, no field but the core ones), its line written
  * through a local pointer after one check for room. */
 static void sample_text_core(struct script *s, const struct pm_file_record *rec,
-			     const struct pm_sample_core *c)
+			     const struct pm_sample_core *c, const struct pm_sample *chain)
 {
 	uint64_t p = c->present, period = c->period;
 	unsigned fl = s->fields;
@@ -842,6 +844,8 @@ static void sample_text_core(struct script *s, const struct pm_file_record *rec,
 		if (p & PM_SAMPLE_ADDR)
 			fl |= F_ADDR;
 	}
+	if (!(fl & F_IP))
+		chain = NULL; /* not printed: the line as without one */
 	if (fl & F_EVENT) {
 		if (rec->attr_idx != s->ev_idx || !s->ev) {
 			s->ev = ev_name(s, rec->attr_idx);
@@ -860,7 +864,7 @@ static void sample_text_core(struct script *s, const struct pm_file_record *rec,
 		size_t cn = 1;
 		const char *cm = (p & PM_SAMPLE_TID) ? comm_get_len(c->tid, &cn) : ":";
 
-		while (cn < 16 && o < ob + obn + (16 - cn))
+		while (!chain && cn < 16 && o < ob + obn + (16 - cn))
 			*o++ = ' ';
 		pm_fmt_copy(o, cm, cn);
 		o += cn;
@@ -939,6 +943,43 @@ static void sample_text_core(struct script *s, const struct pm_file_record *rec,
 	if ((fl & F_ADDR) && (p & PM_SAMPLE_ADDR)) {
 		hex16_at(o, c->addr);
 		o += 16;
+	}
+	if (chain && (fl & F_IP)) {
+		/* one entry a line, as sample_text() writes them */
+		int mode = c->misc & PM_RECORD_MISC_CPUMODE_MASK;
+
+		*o++ = '\n';
+		obn = (size_t)(o - ob);
+		for (uint64_t i = 0; i < chain->callchain.nr; i++) {
+			const char *nm = "[unknown]", *dso = "[unknown]";
+			uint64_t ip, off = 0, shown;
+			bool found = false;
+
+			if (pm_sample_callchain_ip(chain, i, &ip) < 0)
+				break;
+			if (PM_CONTEXT_IS_MARKER(ip)) {
+				if (ip == PM_CONTEXT_KERNEL)
+					mode = PM_RECORD_MISC_KERNEL;
+				else if (ip == PM_CONTEXT_USER)
+					mode = PM_RECORD_MISC_USER;
+				continue;
+			}
+			shown = ip;
+			last_user_map = false;
+			if (fl & (F_SYM | F_DSO))
+				found = sym_lookup(s, c->pid, ip, mode, &nm, &off, &dso);
+			if (found && last_user_map)
+				shown = last_dso_addr;
+			o_room(18);
+			ob[obn] = '\t';
+			hex16_at(ob + obn + 1, shown);
+			obn += 17;
+			if (fl & (F_SYM | F_DSO))
+				o_symbol_of(fl, found, nm, off, dso);
+			o_ch('\n');
+		}
+		o_ch('\n');
+		return;
 	}
 	if ((fl & F_IP) && (p & PM_SAMPLE_IP)) {
 		*o++ = ' ';
@@ -1442,6 +1483,31 @@ static void tally_free(struct tally *t)
 	free(t->undec);
 }
 
+enum { CORE_GENERAL = 1, CORE_FLAT, CORE_CHAIN };
+
+/* How the samples of attr i are written: their layout says whether they
+ * carry a callchain or READ values (kept per attr). */
+static int core_kind(struct script *s, size_t i)
+{
+	if (i >= s->nkind) {
+		size_t n = pm_file_nr_attrs(s->f);
+		uint8_t *k = i < n ? realloc(s->kind, n) : NULL;
+
+		if (!k)
+			return CORE_GENERAL;
+		memset(k + s->nkind, 0, n - s->nkind);
+		s->kind = k;
+		s->nkind = n;
+	}
+	if (!s->kind[i]) {
+		const struct pm_attr *a = pm_file_attr(s->f, i);
+
+		s->kind[i] = !a || (a->sample_type & PM_SAMPLE_READ) ? CORE_GENERAL
+			     : (a->sample_type & PM_SAMPLE_CALLCHAIN) ? CORE_CHAIN : CORE_FLAT;
+	}
+	return s->kind[i];
+}
+
 /* One record of the stream.  owned: print it; else (-j, a record before
  * the chunk being formatted) only what it changes (thread names, maps,
  * the counters of PERF_SAMPLE_READ). */
@@ -1494,13 +1560,33 @@ static inline void one_record(struct script *s, struct tally *t, const struct pm
 	}
 	if (is_sample && rec->attr_idx >= 0 && s->core_ok) {
 		struct pm_sample_core *c = &s->core;
+		int kind = core_kind(s, (size_t)rec->attr_idx);
 
 		/* a sample without callchain or READ values: its core fields only
 		 * (an error, or any other sample: the general path below) */
-		if (pm_file_sample_core(s->f, rec, c) == 0 &&
+		if (kind == CORE_FLAT && pm_file_sample_core(s->f, rec, c) == 0 &&
 		    !(c->present & (PM_SAMPLE_CALLCHAIN | PM_SAMPLE_READ))) {
 			t->nsamples++;
-			sample_text_core(s, rec, c);
+			sample_text_core(s, rec, c, NULL);
+			return;
+		}
+		/* with a callchain: parsed whole, written as fast */
+		if (kind == CORE_CHAIN && pm_file_sample(s->f, rec, sm) == 0) {
+			t->nsamples++;
+			if ((sm->present & PM_SAMPLE_READ) || !(sm->present & PM_SAMPLE_CALLCHAIN)) {
+				emit_sample(s, rec, sm);
+				return;
+			}
+			c->present = sm->present;
+			c->misc = sm->misc;
+			c->ip = sm->ip;
+			c->time = sm->time;
+			c->addr = sm->addr;
+			c->period = sm->period;
+			c->pid = sm->pid;
+			c->tid = sm->tid;
+			c->cpu = sm->cpu;
+			sample_text_core(s, rec, c, sm);
 			return;
 		}
 	}
@@ -1577,6 +1663,9 @@ static void script_free(struct script *s)
 	free(s->dec);
 	s->dec = NULL;
 	s->ndec = 0;
+	free(s->kind);
+	s->kind = NULL;
+	s->nkind = 0;
 	/* this thread's tables */
 	free(ctab);
 	ctab = NULL;
@@ -1696,6 +1785,8 @@ static int sj_init(void *user, pm_file *g, void **ws)
 	w->core.sz = sizeof(w->core);
 	w->ev = NULL;
 	w->sec_n = 0;
+	w->kind = NULL;
+	w->nkind = 0;
 	if (g) {
 		make_names(w);
 		setup_raw(w);
