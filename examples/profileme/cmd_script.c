@@ -330,6 +330,7 @@ struct script {
 	const char *ev;
 	size_t evn;
 	uint8_t *kind; /* per attr: CORE_* (0: not known yet) */
+	struct sym_tail_ent *tails; /* sym_tail()'s texts */
 	size_t nkind;
 	struct pm_sample sm;
 	struct pm_sample_core core;
@@ -813,6 +814,53 @@ static void sample_text(struct script *s, const struct pm_file_record *rec, cons
 		o_ch('\n');
 }
 
+/* The text o_symbol() writes for (pid, address, mode), kept until the
+ * symbolizer learns something (the memo's epoch): most samples repeat a few
+ * thousand addresses.  Only texts that fit an entry are kept. */
+struct sym_tail_ent {
+	uint64_t ip, epoch;
+	int32_t pid;
+	uint16_t key; /* cpumode and the fields of the text */
+	uint8_t len;
+	bool used;
+	char text[104];
+};
+#define SYM_TAILS 1024
+
+static void sym_tail(struct script *s, uint32_t pid, uint64_t ip, int cpumode, unsigned fl)
+{
+	uint16_t key = (uint16_t)((unsigned)cpumode | ((fl & (F_SYM | F_SYMOFF | F_DSO)) >> 4));
+	struct sym_tail_ent *e;
+	size_t at;
+
+	if (!s->tails && !(s->tails = calloc(SYM_TAILS, sizeof(*s->tails)))) {
+		o_symbol(s, pid, ip, cpumode, fl);
+		return;
+	}
+	e = &s->tails[((ip >> 2) ^ (ip >> 13) ^ pid) & (SYM_TAILS - 1)];
+	if (e->used && e->ip == ip && e->pid == (int32_t)pid && e->key == key &&
+	    e->epoch == s->memo.epoch) {
+		o_room(sizeof(e->text));
+		if (obn + sizeof(e->text) <= obcap) {
+			memcpy(ob + obn, e->text, sizeof(e->text));
+			obn += e->len;
+		}
+		return;
+	}
+	o_room(4096); /* no flush inside o_symbol() below for a text of this size */
+	at = obn;
+	o_symbol(s, pid, ip, cpumode, fl);
+	if (obn >= at && obn - at <= sizeof(e->text) && !ob_oom) {
+		memcpy(e->text, ob + at, obn - at);
+		e->len = (uint8_t)(obn - at);
+		e->ip = ip;
+		e->pid = (int32_t)pid;
+		e->key = key;
+		e->epoch = s->memo.epoch;
+		e->used = true;
+	}
+}
+
 /* The fast path of sample_text() (tests/cli/test_fastpaths.sh compares it
  * with PROFILEME_SCRIPT_NO_FAST=1): a sample of the core fields only (no
  * callchain, no READ values, no field but the core ones), its line written
@@ -864,8 +912,10 @@ static void sample_text_core(struct script *s, const struct pm_file_record *rec,
 		size_t cn = 1;
 		const char *cm = (p & PM_SAMPLE_TID) ? comm_get_len(c->tid, &cn) : ":";
 
-		while (!chain && cn < 16 && o < ob + obn + (16 - cn))
-			*o++ = ' ';
+		if (!chain && cn < 16) {
+			memset(o, ' ', 16); /* the padding: stores of a fixed size */
+			o += 16 - cn;
+		}
 		pm_fmt_copy(o, cm, cn);
 		o += cn;
 		*o++ = ' ';
@@ -874,17 +924,17 @@ static void sample_text_core(struct script *s, const struct pm_file_record *rec,
 		uint64_t v = (fl & F_PID) ? c->pid : c->tid;
 		unsigned n = pm_fmt_dec_len(v);
 
-		for (unsigned k = n; k < 5; k++)
-			*o++ = ' ';
+		memset(o, ' ', 8);
+		if (n < 5)
+			o += 5 - n;
 		pm_fmt_dec_fixed(o, v, n);
 		o += n;
 		if ((fl & F_PID) && (fl & F_TID)) {
 			*o++ = '/';
 			n = pm_fmt_dec_len(c->tid);
+			memset(o, ' ', 8);
 			pm_fmt_dec_fixed(o, c->tid, n);
-			o += n;
-			for (unsigned k = n; k < 5; k++)
-				*o++ = ' ';
+			o += n < 5 ? 5 : n;
 		}
 		*o++ = ' ';
 	}
@@ -926,15 +976,18 @@ static void sample_text_core(struct script *s, const struct pm_file_record *rec,
 	if (fl & F_PERIOD) {
 		unsigned n = pm_fmt_dec_len(period);
 
-		for (unsigned k = n; k < 10; k++)
-			*o++ = ' ';
+		memset(o, ' ', 16);
+		if (n < 10)
+			o += 10 - n;
 		pm_fmt_dec_fixed(o, period, n);
 		o += n;
 		*o++ = ' ';
 	}
 	if (fl & F_EVENT) {
-		for (int k = (int)evn; k < s->name_width; k++)
-			*o++ = ' ';
+		if ((int)evn < s->name_width) {
+			memset(o, ' ', (size_t)s->name_width - evn);
+			o += (size_t)s->name_width - evn;
+		}
 		pm_fmt_copy(o, ev, evn);
 		o += evn;
 		*o++ = ':';
@@ -987,7 +1040,7 @@ static void sample_text_core(struct script *s, const struct pm_file_record *rec,
 		o += 16;
 		obn = (size_t)(o - ob);
 		if (fl & (F_SYM | F_DSO))
-			o_symbol(s, c->pid, c->ip, c->misc & PM_RECORD_MISC_CPUMODE_MASK, fl);
+			sym_tail(s, c->pid, c->ip, c->misc & PM_RECORD_MISC_CPUMODE_MASK, fl);
 		o_ch('\n');
 		return;
 	}
@@ -1666,6 +1719,8 @@ static void script_free(struct script *s)
 	free(s->kind);
 	s->kind = NULL;
 	s->nkind = 0;
+	free(s->tails);
+	s->tails = NULL;
 	/* this thread's tables */
 	free(ctab);
 	ctab = NULL;
@@ -1787,6 +1842,7 @@ static int sj_init(void *user, pm_file *g, void **ws)
 	w->sec_n = 0;
 	w->kind = NULL;
 	w->nkind = 0;
+	w->tails = NULL;
 	if (g) {
 		make_names(w);
 		setup_raw(w);
