@@ -262,6 +262,8 @@ static bool kcache_load(struct pm__kload *L)
 	if (pm__kmods_read(c->modules, &now) != 0)
 		now.ok = false;
 	rc = pm__kcache_trust(&kc, &now, &L->trust, &L->ntrust);
+	/* a region no longer current, or a module (with symbols, perhaps) not cached */
+	L->stale = L->ntrust < kc.ng || pm__kmods_usable(&now) > kc.ng - 1;
 	pm__kmods_free(&now);
 	if (rc) {
 		pm__kcache_free(&kc);
@@ -324,7 +326,7 @@ static void kcache_store(struct pm__kload *L, struct kparse *k, const char *boot
 static void kallsyms_read(const char *path, struct pm__kload *L)
 {
 	const struct pm__kcfg *kc = L->kc;
-	bool fresh = L->fresh, cacheable;
+	bool fresh = L->fresh, nostore = L->nostore, cacheable;
 	struct pm__symtab *t = &L->tab;
 	struct pm__kmods before = {0};
 	char boot[64];
@@ -335,6 +337,7 @@ static void kallsyms_read(const char *path, struct pm__kload *L)
 	L->path = path;
 	L->kc = kc;
 	L->fresh = fresh;
+	L->nostore = nostore;
 	memset(&k, 0, sizeof(k));
 	L->state = PM_SYM_KERNEL_UNREADABLE;
 	cacheable = kc && kc->dir && kc->live && strcmp(path, kc->live) == 0;
@@ -387,7 +390,9 @@ static void kallsyms_read(const char *path, struct pm__kload *L)
 		goto out;
 	}
 	L->state = PM_SYM_KERNEL_OK;
-	if (cacheable) {
+	if (cacheable && nostore)
+		snprintf(L->note, sizeof(L->note), "the cache holds every current region: not rewritten");
+	else if (cacheable) {
 		char why[sizeof(L->note)];
 
 		memcpy(why, L->note, sizeof(why)); /* why the cache was not used */
@@ -419,6 +424,7 @@ static void kallsyms_install(pm_sym *s, struct pm__kload *L)
 	s->kstate = L->state;
 	free(s->ktrust);
 	s->kcached = L->cached;
+	s->kstale = L->stale;
 	s->ktrust = L->trust;
 	s->nktrust = L->ntrust;
 	L->trust = NULL;
@@ -436,6 +442,8 @@ static struct pm__kload *kload_new(pm_sym *s, bool fresh)
 		L->path = s->kallsyms;
 		L->kc = &s->kc;
 		L->fresh = fresh;
+		/* a read for what a current cache does not answer leaves it be */
+		L->nostore = fresh && s->kcached && !s->kstale;
 	}
 	return L;
 }

@@ -560,6 +560,19 @@ static const char *run_key(const struct pm__symtab *t, size_t i, const struct pm
 	return m;
 }
 
+size_t pm__kmods_usable(const struct pm__kmods *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; m->ok && i < m->n; i++) {
+		char tag[sizeof(m->v[i].name) + 2];
+
+		snprintf(tag, sizeof(tag), "[%s]", m->v[i].name);
+		n += kmod_usable(m, NULL, tag) != NULL;
+	}
+	return n;
+}
+
 int pm__kcache_regions(const struct pm__symtab *t, const struct pm__krange *img,
 		       const struct pm__kmods *before, const struct pm__kmods *after,
 		       struct pm__kgroup **out, size_t *nout)

@@ -146,6 +146,7 @@ struct pm_sym {
 	 * the ranges ktrust only; kfresh (read when first needed) the rest */
 	struct pm__kcfg kc;
 	bool kcached;
+	bool kstale; /* the cache lacks a module loaded now: a fresh read rewrites it */
 	struct pm__krange *ktrust;
 	size_t nktrust;
 	struct pm__symtab kfresh;
@@ -335,6 +336,8 @@ PM_HIDDEN bool pm__krange_has(const struct pm__krange *r, size_t n, uint64_t add
 PM_HIDDEN int pm__kcache_boot_id(const char *path, char *buf, size_t cap);
 PM_HIDDEN int pm__kmods_read(const char *path, struct pm__kmods *m);
 PM_HIDDEN void pm__kmods_free(struct pm__kmods *m);
+/* How many modules of m a cache could hold (Live, address shown, a module name). */
+PM_HIDDEN size_t pm__kmods_usable(const struct pm__kmods *m);
 PM_HIDDEN char *pm__kcache_default_dir(void);
 PM_HIDDEN int pm__kcache_read(const char *dir, uint8_t **out, size_t *len);
 PM_HIDDEN int pm__kcache_write(const char *dir, const void *p, size_t n);
@@ -352,6 +355,8 @@ struct pm__kload {
 	const char *path;
 	const struct pm__kcfg *kc; /* the symbolizer's (read only) */
 	bool fresh;                /* do not answer from the cache (but refresh it) */
+	bool nostore;              /* do not write the cache either */
+	bool stale;                /* (out) the cache lacks a module that is loaded now */
 	struct pm__symtab tab;
 	int state;
 	int diag_code, diag_err;
