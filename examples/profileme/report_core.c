@@ -628,7 +628,7 @@ static inline void rep_zero(void *p, size_t n)
 }
 
 /* The symbol, module and level of a sample, from its charged address. */
-static void rep_resolve(struct rep_ctx *c, struct rep_sample *s)
+static void rep_resolve(struct rep_ctx *c, struct rep_sample *s, bool memo)
 {
 	s->sym = "[unknown]";
 	s->dso = "[unknown]";
@@ -641,13 +641,19 @@ static void rep_resolve(struct rep_ctx *c, struct rep_sample *s)
 	} else if (c->sym) {
 		struct pm_sym_result r = { .sz = sizeof(r) };
 		uint32_t how = 0;
-		int mode = s->cpumode;
+		int mode = s->cpumode, lrc;
 
 		if (s->is_pm)
 			mode = (s->addr >> 63) ? PM_RECORD_MISC_KERNEL : PM_RECORD_MISC_USER;
 		s->level = rep_level(mode);
 		how = pm_sym_lookup_how(mode);
-		if (cli_sym_lookup(&c->memo, c->sym, (int32_t)s->pid, s->addr, how, &r) == 0) {
+		if (memo) {
+			lrc = cli_sym_lookup(&c->memo, c->sym, (int32_t)s->pid, s->addr, how, &r);
+		} else {
+			r.sz = sizeof(r);
+			lrc = pm_sym_lookup(c->sym, (int32_t)s->pid, s->addr, how, &r);
+		}
+		if (lrc == 0) {
 			s->sym = r.name ? r.name : "[unknown]";
 			s->dso = r.dso ? r.dso : "[unknown]";
 			s->dso_addr = r.dso_addr;
@@ -738,7 +744,10 @@ static int rep_pre_flush(struct rep_ctx *c, rep_cb_n cbn, void *user)
 			s.cpumode = (int)(p->attr_mode & 0xff);
 			s.level = rep_level(s.cpumode);
 			s.comm = rep_get_comm(c, p->tid);
-			rep_resolve(c, &s);
+			/* the entries of one flush are distinct and the memo forgets
+			 * at the side record that ends it: asked directly (the memo's
+			 * pages stay untouched for recordings without payloads) */
+			rep_resolve(c, &s, false);
 			stop = cbn(user, &s, p->n, p->period);
 		}
 		p->n = 0;
@@ -901,7 +910,7 @@ int rep_run_n(struct rep_ctx *c, rep_cb cb, rep_cb_n cbn, void *user)
 				c->bad_ibs++;
 			}
 		}
-		rep_resolve(c, &s);
+		rep_resolve(c, &s, true);
 		if (cb(user, &s)) {
 			c->stopped = true;
 			break;
