@@ -456,16 +456,73 @@ struct pm_col_op {
 };
 
 /* One store of the direct path: row r's value goes to p + r * stride; v is
- * the record offset of a load, the constant of a constant, the mask of misc
- * of a 1-byte op (cpumode 7, else 0). */
+ * the record offset of a load, the constant of a constant (v2: the second
+ * 8 bytes of a 16-byte one), the mask of misc of a 1-byte op (cpumode 7,
+ * else 0). */
 struct pm_col_dop {
 	uint8_t *p;
 	size_t stride;
-	uint64_t v;
+	uint64_t v, v2;
 };
 
-/* The kinds of pm_col_dop, in the order of pm_col_plan.d. */
-enum { DOP_LD64, DOP_K64, DOP_LD32, DOP_K32, DOP_MISC32, DOP_U8, DOP_KINDS };
+/* The kinds of pm_col_dop, in the order of pm_col_plan.d.  K128: two
+ * 8-byte constants side by side in the row. */
+enum { DOP_LD64, DOP_K64, DOP_K128, DOP_LD32, DOP_K32, DOP_MISC32, DOP_U8, DOP_KINDS };
+
+static size_t pm_dop_width(int kind)
+{
+	switch (kind) {
+	case DOP_K128: return 16;
+	case DOP_LD64:
+	case DOP_K64: return 8;
+	case DOP_U8: return 1;
+	default: return 4;
+	}
+}
+
+/*
+ * Stores of a row that lie side by side (the same stride, one's bytes
+ * right after the other's) made one: two 4-byte constants an 8-byte one,
+ * two 8-byte constants a 16-byte one, two 4-byte loads of fields side by
+ * side in the record an 8-byte load when the record's byte order is the
+ * host's (the bytes are then copied as they are).  Nothing is merged when
+ * any two columns overlap (the store order would change).
+ */
+static void pm_columns_plan_merge(uint8_t *kind, uint8_t **p, const size_t *stride, uint64_t *v,
+				  uint64_t *v2, bool *alive, size_t nop, bool same_order)
+{
+	bool changed = true;
+
+	for (size_t i = 0; i < nop; i++)
+		for (size_t j = i + 1; j < nop; j++)
+			if (p[i] < p[j] + pm_dop_width(kind[j]) && p[j] < p[i] + pm_dop_width(kind[i]))
+				return;
+	while (changed) {
+		changed = false;
+		for (size_t i = 0; i < nop; i++)
+			for (size_t j = 0; alive[i] && j < nop; j++) {
+				if (j == i || !alive[j] || stride[i] != stride[j] ||
+				    p[j] != p[i] + pm_dop_width(kind[i]))
+					continue;
+				if (kind[i] == DOP_K32 && kind[j] == DOP_K32) {
+					uint32_t x[2] = { (uint32_t)v[i], (uint32_t)v[j] };
+
+					memcpy(&v[i], x, 8);
+					kind[i] = DOP_K64;
+				} else if (kind[i] == DOP_K64 && kind[j] == DOP_K64) {
+					v2[i] = v[j];
+					kind[i] = DOP_K128;
+				} else if (kind[i] == DOP_LD32 && kind[j] == DOP_LD32 && same_order &&
+					   v[j] == v[i] + 4) {
+					kind[i] = DOP_LD64;
+				} else {
+					continue;
+				}
+				alive[j] = false;
+				changed = true;
+			}
+	}
+}
 
 /*
  * Per attr, how the direct path fills a row: the wanted columns sorted by
@@ -493,6 +550,10 @@ static void pm_columns_plan(const pm_columns *c, size_t attr, const struct pm_co
 	uint16_t off[COL_BASE_COUNT] = { 0 };
 	uint64_t k[COL_BASE_COUNT] = { 0 };
 	uint8_t kind[COL_BASE_COUNT];
+	uint8_t *dp[COL_BASE_COUNT];
+	size_t dst[COL_BASE_COUNT];
+	uint64_t v[COL_BASE_COUNT], v2[COL_BASE_COUNT] = { 0 };
+	bool alive[COL_BASE_COUNT];
 	size_t nd = 0;
 
 	memset(pl, 0, sizeof(*pl));
@@ -531,10 +592,17 @@ static void pm_columns_plan(const pm_columns *c, size_t attr, const struct pm_co
 		else
 			kind[j] = DOP_U8;
 	}
+	for (size_t j = 0; j < nop; j++) {
+		dp[j] = op[j].p;
+		dst[j] = op[j].stride;
+		v[j] = off[j] ? off[j] : k[j];
+		alive[j] = true;
+	}
+	pm_columns_plan_merge(kind, dp, dst, v, v2, alive, nop, c->src.be == pm__host_big_endian());
 	for (int kd = 0; kd < DOP_KINDS; kd++)
 		for (size_t j = 0; j < nop; j++)
-			if (kind[j] == kd) {
-				pl->d[nd++] = (struct pm_col_dop){ op[j].p, op[j].stride, off[j] ? off[j] : k[j] };
+			if (alive[j] && kind[j] == kd) {
+				pl->d[nd++] = (struct pm_col_dop){ dp[j], dst[j], v[j], v2[j] };
 				pl->n[kd]++;
 			}
 }
@@ -569,6 +637,14 @@ static inline void pm_columns_direct_rows(const struct pm_col_plan *pl, const st
 
 		for (size_t i = 0; i < n; i++, p += st)
 			memcpy(p, &x, 8);
+	}
+	for (e += pl->n[DOP_K128]; j < e; j++) {
+		size_t st = d[j].stride;
+		uint64_t x[2] = { d[j].v, d[j].v2 };
+		uint8_t *p = d[j].p + row * st;
+
+		for (size_t i = 0; i < n; i++, p += st)
+			memcpy(p, x, 16);
 	}
 	for (e += pl->n[DOP_LD32]; j < e; j++) {
 		size_t st = d[j].stride, off = (size_t)d[j].v;

@@ -276,7 +276,13 @@ static void pmf_q_push_window(pm_file *f)
 		e->from_comp = 0;
 		e->inl = size <= PMF_QENT_INLINE;
 		if (e->inl) {
-			memcpy(e->u.bytes, p, size);
+			/* a copy of constant size (one or two stores) when the
+			 * window holds that many bytes; those past the record
+			 * are never read */
+			if (end - pos >= PMF_QENT_INLINE)
+				memcpy(e->u.bytes, p, PMF_QENT_INLINE);
+			else
+				memcpy(e->u.bytes, p, size);
 		} else {
 			e->u.p.data = p;
 			e->u.p.chunk = NULL;
