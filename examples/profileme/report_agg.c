@@ -296,7 +296,7 @@ int rep_agg_add_n(struct rep_agg *a, const struct rep_sample *s_in, uint64_t n, 
 	struct rep_entry *e = NULL;
 	struct rep_sample moved;
 	const struct rep_sample *s = s_in;
-	size_t j;
+	size_t j = 0; /* set by the probe whenever e stays NULL (the compiler cannot see it) */
 	size_t ev = s->event_idx >= 0 && (size_t)s->event_idx < a->nr_events ? (size_t)s->event_idx : 0;
 
 	/* Instruction-level rows keep inexact IBS samples apart: their ip is

@@ -324,7 +324,10 @@ def item9_sigint(prof, work):
     p = subprocess.Popen([prof, "record", "-q", "-e", "task-clock", "-o", out, "--",
                           "sleep", "60"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     child = None
-    for _ in range(100):
+    # Wait for the workload to exist (a condition, not a time: under load the
+    # fork and exec can take seconds); the bound only keeps a hang finite.
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
         time.sleep(0.05)
         try:
             with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
