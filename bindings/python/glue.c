@@ -526,15 +526,73 @@ enum { FC_WIDEN, FC_CODES, FC_CPUMODE };
  * PALcode as 8, else -1; out int8).  Returns None. */
 #define FC_MAX 16
 #define PMPY_MODE_PALCODE_CODE 255
+
+struct fc {
+	size_t off, size, osize;
+	bool sign;
+	int kind;
+	int64_t ncats;
+	char *out;
+};
+
+/* Field of @p size bytes at @p p, sign- or zero-extended. */
+static inline uint64_t fc_load(const char *p, size_t size, bool sign)
+{
+	switch (size) {
+	case 1: { uint8_t x; memcpy(&x, p, 1); return sign ? (uint64_t)(int64_t)(int8_t)x : x; }
+	case 2: { uint16_t x; memcpy(&x, p, 2); return sign ? (uint64_t)(int64_t)(int16_t)x : x; }
+	case 4: { uint32_t x; memcpy(&x, p, 4); return sign ? (uint64_t)(int64_t)(int32_t)x : x; }
+	default: { uint64_t x; memcpy(&x, p, 8); return x; }
+	}
+}
+
+static inline int64_t fc_code(const struct fc *c, uint64_t u)
+{
+	if (c->kind == FC_CPUMODE)
+		return u < 8 ? (int64_t)u : u == PMPY_MODE_PALCODE_CODE ? 8 : -1;
+	if (c->sign)
+		return (int64_t)u >= 0 && (int64_t)u < c->ncats ? (int64_t)u : -1;
+	return u < (uint64_t)c->ncats ? (int64_t)u : -1;
+}
+
+static inline void fc_store(char *out, size_t osize, size_t i, int64_t v)
+{
+	switch (osize) {
+	case 1: out[i] = (char)(int8_t)v; break;
+	case 2: { int16_t x = (int16_t)v; memcpy(out + i * 2, &x, 2); break; }
+	case 4: { int32_t x = (int32_t)v; memcpy(out + i * 4, &x, 4); break; }
+	default: memcpy(out + i * 8, &v, 8); break;
+	}
+}
+
+/* Rows [i0, i1) of one spec; the common shapes as loops of their own (the
+ * switches then fold away), the rest through the general one. */
+static void fc_block(const struct fc *c, const char *base, size_t row_size, size_t i0, size_t i1)
+{
+	const char *p = base + c->off;
+
+#define FC_LOOP(SIZE, SIGN, OSIZE)                                                        \
+	for (size_t i = i0; i < i1; i++) {                                                \
+		uint64_t u = fc_load(p + i * row_size, SIZE, SIGN);                       \
+		if (c->kind == FC_WIDEN)                                                  \
+			memcpy(c->out + i * 8, &u, 8);                                    \
+		else                                                                      \
+			fc_store(c->out, OSIZE, i, fc_code(c, u));                        \
+	}
+	if (c->kind == FC_WIDEN && c->size == 4)
+		FC_LOOP(4, false, 8)
+	else if (c->kind == FC_CPUMODE)
+		FC_LOOP(1, false, 1)
+	else if (c->kind == FC_CODES && c->size == 4 && c->sign && c->osize == 1)
+		FC_LOOP(4, true, 1)
+	else
+		FC_LOOP(c->size, c->sign, c->osize)
+#undef FC_LOOP
+}
+
 PyObject *pmpy_frame_convert(PyObject *rows, long row_size, PyObject *specs)
 {
-	struct fc {
-		size_t off, size, osize;
-		bool sign;
-		int kind;
-		int64_t ncats;
-		char *out;
-	} fc[FC_MAX];
+	struct fc fc[FC_MAX];
 	Py_buffer in = { 0 }, outv[FC_MAX];
 	Py_ssize_t ns;
 	size_t n;
@@ -581,39 +639,13 @@ PyObject *pmpy_frame_convert(PyObject *rows, long row_size, PyObject *specs)
 	if (!n)
 		ns = 0;
 	Py_BEGIN_ALLOW_THREADS
-	for (size_t i = 0; ns && i < n; i++) {
-		const char *row = (const char *)in.buf + i * (size_t)row_size;
+	/* blocks of rows that stay in the cache while each spec's loop (its
+	 * sizes and kind chosen once per block, not per row) goes over them */
+	for (size_t i0 = 0; ns && i0 < n; i0 += 256) {
+		size_t i1 = n - i0 < 256 ? n : i0 + 256;
 
-		for (Py_ssize_t k = 0; k < ns; k++) {
-			const struct fc *c = &fc[k];
-			const char *p = row + c->off;
-			uint64_t u = 0;
-			int64_t v;
-
-			/* fixed sizes: inlined loads, no memcpy call per field */
-			switch (c->size) {
-			case 1: { uint8_t x; memcpy(&x, p, 1); u = c->sign ? (uint64_t)(int64_t)(int8_t)x : x; break; }
-			case 2: { uint16_t x; memcpy(&x, p, 2); u = c->sign ? (uint64_t)(int64_t)(int16_t)x : x; break; }
-			case 4: { uint32_t x; memcpy(&x, p, 4); u = c->sign ? (uint64_t)(int64_t)(int32_t)x : x; break; }
-			default: memcpy(&u, p, 8); break;
-			}
-			if (c->kind == FC_WIDEN) {
-				memcpy(c->out + i * 8, &u, 8);
-				continue;
-			}
-			if (c->kind == FC_CPUMODE)
-				v = u < 8 ? (int64_t)u : u == PMPY_MODE_PALCODE_CODE ? 8 : -1;
-			else if (c->sign)
-				v = (int64_t)u >= 0 && (int64_t)u < c->ncats ? (int64_t)u : -1;
-			else
-				v = u < (uint64_t)c->ncats ? (int64_t)u : -1;
-			switch (c->osize) {
-			case 1: c->out[i] = (char)(int8_t)v; break;
-			case 2: { int16_t x = (int16_t)v; memcpy(c->out + i * 2, &x, 2); break; }
-			case 4: { int32_t x = (int32_t)v; memcpy(c->out + i * 4, &x, 4); break; }
-			default: memcpy(c->out + i * 8, &v, 8); break;
-			}
-		}
+		for (Py_ssize_t k = 0; k < ns; k++)
+			fc_block(&fc[k], (const char *)in.buf, (size_t)row_size, i0, i1);
 	}
 	Py_END_ALLOW_THREADS
 	res = Py_None;

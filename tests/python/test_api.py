@@ -291,3 +291,56 @@ def test_records_callchains_as_the_library_reads_them(tmp_path, monkeypatch):
         with profileme.open(path) as r:
             got = [x["callchain"] for x in r.records() if x["type"] == "SAMPLE"]
         assert got == want, foreign
+
+
+def test_frame_convert_against_numpy():
+    """to_pandas()'s one C pass over the rows (event and cpumode codes, the
+    uint64 counts) against the numpy expressions it replaces, on random
+    rows with out-of-range, negative and PALcode values, rows of odd size
+    (unaligned fields), blocks cut short and no rows."""
+    import numpy as np
+    from profileme import _glue as c
+    rng = np.random.default_rng(16)
+    dt = np.dtype([("pad", "u1"), ("ev", "<i4"), ("mode", "u1"), ("nr", "<u4"), ("w", "<u2"),
+                   ("big", "<u8"), ("sev", "i1")])
+    assert dt.itemsize == 21
+    for n in (0, 1, 255, 256, 257, 1000):
+        rows = np.zeros(n, dtype=dt)
+        rows["ev"] = rng.integers(-3, 200, n)
+        rows["mode"] = rng.choice([0, 1, 2, 3, 5, 7, 8, 100, 254, 255], n)
+        rows["nr"] = rng.integers(0, 2**32, n, dtype=np.uint64)
+        rows["w"] = rng.integers(0, 2**16, n)
+        rows["big"] = rng.integers(0, 2**63, n)
+        rows["sev"] = rng.integers(-128, 128, n)
+        specs, want = [], []
+        for ncats, otype in ((3, np.int8), (150, np.int16), (70000, np.int32), (5, np.int64)):
+            out = np.empty(n, otype)
+            specs.append((dt.fields["ev"][1], 4, 1, 1, ncats, out))
+            v = rows["ev"].astype(np.int64)
+            want.append((out, np.where((v >= 0) & (v < ncats), v, -1).astype(otype)))
+        out = np.empty(n, np.int8)
+        specs.append((dt.fields["sev"][1], 1, 1, 1, 100, out))
+        v = rows["sev"].astype(np.int64)
+        want.append((out, np.where((v >= 0) & (v < 100), v, -1).astype(np.int8)))
+        out = np.empty(n, np.int8)
+        specs.append((dt.fields["mode"][1], 1, 0, 2, 9, out))
+        m = rows["mode"].astype(np.int64)
+        want.append((out, np.where(m < 8, m, np.where(m == 255, 8, -1)).astype(np.int8)))
+        for f, size in (("nr", 4), ("w", 2), ("big", 8), ("mode", 1)):
+            out = np.empty(n, np.uint64)
+            specs.append((dt.fields[f][1], size, 0, 0, 0, out))
+            want.append((out, rows[f].astype(np.uint64)))
+        assert c.frame_convert(rows, dt.itemsize, specs) is None
+        for got, exp in want:
+            assert got.dtype == exp.dtype and np.array_equal(got, exp)
+    rows = np.zeros(4, dtype=dt)
+    for bad in [(0, 3, 0, 0, 0, np.empty(4, np.uint64)),        # no such size
+                (20, 4, 0, 0, 0, np.empty(4, np.uint64)),       # past the row
+                (0, 4, 0, 0, 0, np.empty(3, np.uint64)),        # too few outputs
+                (0, 4, 1, 0, 0, np.empty(4, np.uint64)),        # a signed count
+                (0, 1, 0, 2, 9, np.empty(4, np.int16)),         # cpumode codes are int8
+                (0, 4, 0, 7, 0, np.empty(4, np.uint64))]:       # no such kind
+        with pytest.raises(ValueError, match="bad spec"):
+            c.frame_convert(rows, dt.itemsize, [bad])
+    with pytest.raises(ValueError, match="whole number"):
+        c.frame_convert(rows, 5, [])
