@@ -918,6 +918,27 @@ PM_EXPERIMENTAL PM_API int pm_chunk_index_time_range(const pm_chunk_index *idx, 
 PM_EXPERIMENTAL PM_API int pm_file_select_chunk(pm_file *f, const struct pm_file_chunk *chunk);
 
 /**
+ * @brief **pm_chunk_index_window()** makes a chunk for any time window:
+ *        the samples with @p lo <= time < @p hi, read from the first chunk
+ *        of the index whose window meets it to the last one's end (so a
+ *        window reads at most the bytes of the chunks it meets).  Given to
+ *        pm_file_select_chunk() like a chunk of the index, it hands out
+ *        exactly those samples, in time order; windows that tile the time
+ *        axis give the whole file's samples, whatever the index's own cuts
+ *        (the Dask reader's partitions on time divisions known beforehand).
+ * @param idx  an index whose chunks are time windows (every sample timed; not
+ *             a pipe stream or a zstd file)
+ * @param lo   the window's first time
+ * @param hi   its end (exclusive; UINT64_MAX: to the end)
+ * @param out  the chunk (set @c sz); @c index is the first chunk it reads
+ * @return 0; -EINVAL (NULL, @p lo >= @p hi, chunks that are not time windows);
+ *         -PM_ERR_STRUCT_SIZE.
+ * @since 0.1
+ */
+PM_EXPERIMENTAL PM_API int pm_chunk_index_window(const pm_chunk_index *idx, uint64_t lo, uint64_t hi,
+						 struct pm_file_chunk *out);
+
+/**
  * @brief **pm_chunk_index_sideband()**: the state a chunk's symbolization
  *        needs from the rest of the file, kept by the index's one scan:
  *        the file's side records (MMAP, MMAP2, COMM, FORK, EXIT) in the

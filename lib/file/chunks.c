@@ -932,6 +932,51 @@ done:
 	return 0;
 }
 
+int pm_chunk_index_window(const pm_chunk_index *idx, uint64_t lo, uint64_t hi, struct pm_file_chunk *out)
+{
+	size_t k = 0, m;
+	int rc;
+
+	if (!idx || !out)
+		return pm__err(EINVAL, "pm_chunk_index_window: NULL argument");
+	rc = PM__SZ_VALID(out, pm_file_chunk, PM_FILE_CHUNK_SZ_V1);
+	if (rc)
+		return rc;
+	if (lo >= hi)
+		return pm__err(EINVAL, "pm_chunk_index_window: empty window [%" PRIu64 ", %" PRIu64 ")", lo, hi);
+	for (size_t i = 0; i < idx->n; i++)
+		if (!(idx->c[i].flags & PM_CHUNK_TIME_WINDOW))
+			return pm__err(EINVAL, "pm_chunk_index_window: the chunks are not time windows (samples "
+					       "without times, a pipe stream or a zstd file)");
+	/* the chunks whose windows meet [lo, hi): k .. m (the windows tile the time axis) */
+	while (k + 1 < idx->n && idx->c[k].time_hi <= lo)
+		k++;
+	m = k;
+	while (m + 1 < idx->n && idx->c[m + 1].time_lo < hi)
+		m++;
+	/* chunk k's samples lie from its read_start on, chunk m's before its end,
+	 * and read_start grows with the windows: [read_start of k, end of m) holds
+	 * every sample of [lo, hi), and the cuts keep their bounds (no sample
+	 * before it is from lo on, none after it before hi) */
+	{
+		struct pm_file_chunk c = idx->c[k];
+
+		c.end = idx->c[m].end;
+		c.time_lo = lo;
+		c.time_hi = hi;
+		c.flags = PM_CHUNK_TIME_WINDOW;
+		if (idx->have_times && lo <= idx->last && hi > idx->first) {
+			c.flags |= PM_CHUNK_TIME_KNOWN;
+			c.time_min = PM_MAX(lo, idx->first);
+			c.time_max = PM_MIN(hi - 1, idx->last);
+		} else {
+			c.time_min = c.time_max = 0;
+		}
+		pm__struct_copy_out(out, out->sz, &c, sizeof(c));
+	}
+	return 0;
+}
+
 int pm_file_select_chunk(pm_file *f, const struct pm_file_chunk *c)
 {
 	int rc;

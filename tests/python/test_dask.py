@@ -293,7 +293,9 @@ def test_read_samples_equals_to_pandas(recs, kind, divisions, monkeypatch):
         monkeypatch.setattr(profileme.PerfData, "_symbol_columns", no_file_replay)
     ddf = pmd.read_samples(path, chunk_bytes=_small(path), symbols=True, divisions=divisions)
     assert ddf.npartitions >= 2 or whole
-    assert ddf.known_divisions == (divisions and not whole)
+    # known both ways for a file the header describes (divisions=False: from
+    # SAMPLE_TIME, partitions on time windows), never for -z and pipe
+    assert ddf.known_divisions == (not whole)
     got = ddf.compute()
     assert list(got.columns) == ["source"] + list(want.columns)
     assert (got["source"] == path).all()
@@ -588,3 +590,81 @@ def test_threads_freed_before_the_file(recs):
         assert len(os.listdir("/proc/self/task")) <= running - 2
     finally:
         c.file_close(f)
+
+
+def _set_sample_time(src, dst, first, last):
+    """A copy of recording src whose SAMPLE_TIME feature says first, last
+    (the feature table: one {offset, size} per feature bit set in the
+    header's bitmap, in bit order, after the data section)."""
+    with open(src, "rb") as fh:
+        data = bytearray(fh.read())
+    doff, dsz = struct.unpack_from("<2Q", data, 40)
+    bits = int.from_bytes(data[72:104], "little")
+    assert bits >> 21 & 1, "perf wrote SAMPLE_TIME"
+    k = bin(bits & ((1 << 21) - 1)).count("1")
+    off, size = struct.unpack_from("<2Q", data, doff + dsz + 16 * k)
+    assert size == 16
+    struct.pack_into("<2Q", data, off, first, last)
+    with open(dst, "wb") as fh:
+        fh.write(data)
+
+
+def test_read_samples_known_divisions_from_headers(recs, monkeypatch, tmp_path):
+    """Several files whose headers give their time ranges (SAMPLE_TIME, file
+    mode, not -z, every sample timed) that do not overlap: known divisions
+    without an index made here; the partitions in time order, each a time
+    window of its file; the frame is the files' to_pandas() in time order.
+    A pipe or -z file among them: unknown.  A header whose range the
+    samples leave: a clear error, nothing dropped."""
+    paths = [recs["callchain"], recs["file"]]      # recorded file first
+    real = pmd.chunks
+    driver = []
+
+    def counting(*a, **k):
+        driver.append(a[0])
+        return real(*a, **k)
+    monkeypatch.setattr(pmd, "chunks", counting)
+    cb = _small(recs["file"])
+    ddf = pmd.read_samples(paths, fields=["tid", "ip", "event"], chunk_bytes=cb)
+    assert driver == [] and ddf.known_divisions
+    spans = []
+    for p in (recs["file"], recs["callchain"]):
+        with profileme.open(p) as rec:
+            spans.append(rec.features["sample_time"])
+    assert ddf.divisions[0] == spans[0][0] and ddf.divisions[-1] == spans[1][1]
+    assert spans[1][0] in ddf.divisions          # a file's first time opens its partitions
+    assert ddf.npartitions >= 4
+    got = ddf.compute(scheduler="sync")
+    assert sorted(driver) == sorted(paths)       # one index task per file
+    frames = []
+    for p in (recs["file"], recs["callchain"]):
+        with profileme.open(p) as rec:
+            frames.append(rec.to_pandas(fields=["time", "tid", "ip", "event"]).set_index("time"))
+    n0 = len(frames[0])
+    assert len(got) == n0 + len(frames[1])
+    assert (got["source"].astype(str).to_numpy()[:n0] == recs["file"]).all()
+    assert (got["source"].astype(str).to_numpy()[n0:] == recs["callchain"]).all()
+    for c in ("tid", "ip"):
+        want = np.concatenate([f[c].to_numpy() for f in frames])
+        assert np.array_equal(got[c].to_numpy(), want), c
+    assert np.array_equal(got.index.to_numpy(), np.concatenate([f.index.to_numpy() for f in frames]))
+    # every partition within its divisions (Dask's contract), loc reads the right rows
+    for k in range(ddf.npartitions):
+        part = ddf.get_partition(k).compute(scheduler="sync")
+        if len(part):
+            assert part.index.min() >= ddf.divisions[k]
+            assert part.index.max() < ddf.divisions[k + 1] or k == ddf.npartitions - 1
+    t = int(frames[1].index[len(frames[1]) // 2])
+    assert len(ddf.loc[t:t].compute(scheduler="sync")) == int((frames[1].index == t).sum())
+    # files the headers do not describe
+    for other in ("pipe", "zstd"):
+        if other in recs:
+            assert not pmd.read_samples(paths + [recs[other]], chunk_bytes=cb).known_divisions
+    # a header that says the samples start later than they do
+    bad = str(tmp_path / "bad.data")
+    _set_sample_time(recs["file"], bad, spans[0][0] + (spans[0][1] - spans[0][0]) // 2,
+                     spans[0][1])
+    ddf = pmd.read_samples([bad, recs["callchain"]], fields=["ip"], chunk_bytes=cb)
+    assert ddf.known_divisions
+    with pytest.raises(ValueError, match="outside the range its header gives"):
+        ddf.compute(scheduler="sync")

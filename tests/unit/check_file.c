@@ -1613,6 +1613,48 @@ START_TEST(test_chunk_index_parallel)
 	}
 	ck_assert_uint_eq(np, nw);
 	ck_assert_mem_eq(parts, whole, nw * sizeof(whole[0]));
+	/* windows of any times (not the index's cuts), tiling the time axis: the
+	 * whole file's samples again, each window's in it, reading no more than
+	 * the chunks it meets */
+	{
+		struct pm_chunk_index_opts o = { .sz = sizeof(o), .chunk_bytes = 512 << 10 };
+		pm_chunk_index *idx = NULL;
+		struct pm_file_chunk wc = { .sz = sizeof(wc) };
+		uint64_t first, last, cut[8];
+		size_t nc = 7;
+
+		ck_assert_int_eq(pm_file_open(&f, path, NULL), 0);
+		ck_assert_int_eq(pm_chunk_index_new_from_file(&idx, f, &o), 0);
+		ck_assert_int_eq(pm_chunk_index_time_range(idx, &first, &last), 0);
+		pm_file_close(f);
+		cut[0] = 0;
+		for (size_t i = 1; i < nc; i++)
+			cut[i] = first + (last - first) / nc * i + 13 * i; /* off the index's cuts */
+		cut[nc] = UINT64_MAX;
+		np = 0;
+		for (size_t i = 0; i < nc; i++) {
+			ck_assert_int_eq(pm_chunk_index_window(idx, cut[i], cut[i + 1], &wc), 0);
+			ck_assert(wc.time_lo == cut[i] && wc.time_hi == cut[i + 1]);
+			ck_assert(wc.flags & PM_CHUNK_TIME_WINDOW);
+			ck_assert_uint_le(wc.read_start, wc.start);
+			ck_assert_int_eq(pm_file_open(&f, path, NULL), 0);
+			ck_assert_int_eq(pm_file_select_chunk(f, &wc), 0);
+			while ((rc = pm_file_next(f, &rec)) > 0) {
+				if (rec.type != PM_RECORD_SAMPLE)
+					continue;
+				ck_assert_uint_lt(np, CK_NSAMP);
+				ck_assert(rec.time >= cut[i] && rec.time < cut[i + 1]);
+				parts[np++] = rec.offset;
+			}
+			ck_assert_int_eq(rc, 0);
+			pm_file_close(f);
+		}
+		ck_assert_uint_eq(np, nw);
+		ck_assert_mem_eq(parts, whole, nw * sizeof(whole[0]));
+		ck_assert_int_eq(pm_chunk_index_window(idx, 5, 5, &wc), -EINVAL);
+		ck_assert_int_eq(pm_chunk_index_window(idx, 0, 1, NULL), -EINVAL);
+		pm_chunk_index_free(idx);
+	}
 	free(ck_sb);
 	ck_sb = NULL;
 	unlink(path);

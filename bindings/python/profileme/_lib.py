@@ -402,15 +402,21 @@ _CHUNK_FIELDS = ("start", "end", "read_start", "time_lo", "time_hi", "time_min",
                  "flags", "index", "data_offset", "data_end")
 
 
-def chunk_index(f, chunk_bytes, threads=1, sideband=False):
+def chunk_index(f, chunk_bytes, threads=1, sideband=False, windows=None):
     """([chunk tuple of _CHUNK_FIELDS, ...], (first, last) sample time or
     None): the chunk index of f (pm_chunk_index_new_from_file(), the GIL
     released while it scans, in `threads` pieces at once); with sideband,
-    a third item: the bytes of pm_chunk_index_sideband() (None: none)."""
+    a third item: the bytes of pm_chunk_index_sideband() (None: none).
+    windows: [(lo, hi), ...]: the chunks of these time windows
+    (pm_chunk_index_window()) instead of the index's."""
     opts = _C.pm_chunk_index_opts(chunk_bytes=chunk_bytes, threads=threads)
     with _C.pm_chunk_index_new_from_file(f, opts) as idx:
         out = []
-        for i in range(_C.pm_chunk_index_count(idx)):
+        if windows is not None:
+            for lo, hi in windows:
+                c = _C.pm_chunk_index_window(idx, lo, hi)
+                out.append(tuple(getattr(c, k) for k in _CHUNK_FIELDS))
+        for i in range(_C.pm_chunk_index_count(idx) if windows is None else 0):
             c = _C.pm_chunk_index_get(idx, i)
             out.append(tuple(getattr(c, k) for k in _CHUNK_FIELDS))
         rng = _optional(_C.pm_chunk_index_time_range, idx)

@@ -36,7 +36,7 @@ __all__ = ["read_samples", "chunks", "hotspots", "profileme_summary", "ibs_summa
            "DEFAULT_CHUNK_BYTES"]
 
 
-def chunks(path, chunk_bytes=DEFAULT_CHUNK_BYTES, threads=None, sideband=False):
+def chunks(path, chunk_bytes=DEFAULT_CHUNK_BYTES, threads=None, sideband=False, windows=None):
     """The chunk index of one recording: (list of dicts, (first, last) sample
     time or None).  Each dict has start, end (the bytes the chunk stands for),
     read_start, time_lo, time_hi (its samples: time_lo <= time < time_hi when
@@ -47,14 +47,16 @@ def chunks(path, chunk_bytes=DEFAULT_CHUNK_BYTES, threads=None, sideband=False):
     symbolization of any chunk replays instead of the file (the file's
     MMAP/COMM/FORK/EXIT records kept by the same scan,
     pm_chunk_index_sideband()), or None (a pipe stream or ``perf record -z``
-    file: one chunk)."""
+    file: one chunk).  ``windows=[(lo, hi), ...]``: instead of the index's
+    chunks, one chunk per time window lo <= time < hi
+    (pm_chunk_index_window(); the file's chunks must be time windows)."""
     path = os.fspath(path)
     if threads is None:
         threads = os.cpu_count() or 1
     f = _lib.file_open(path, 0)
     try:
         with profileme._named(path):
-            lst, rng, sb = _lib.chunk_index(f, int(chunk_bytes or 0), int(threads), True)
+            lst, rng, sb = _lib.chunk_index(f, int(chunk_bytes or 0), int(threads), True, windows)
     finally:
         _lib.file_close(f)
     out = []
@@ -224,6 +226,7 @@ def _file_meta(path, fields, event, symbols, attribution):
                 raise ValueError("%s: unknown fields %s (available: %s)" % (path, bad, names))
         df = rec.to_pandas(fields=user, event=event, attribution=attribution, _arr=arr)
         size = _data_bytes(rec, path)
+        span = _header_span(rec)
     if symbols:
         if fields is not None:
             df = df[[c for c in df.columns if c in fields]]
@@ -231,7 +234,25 @@ def _file_meta(path, fields, event, symbols, attribution):
         for c in _SYM_COLUMNS:
             if fields is None or c in fields or symbols is True:
                 df[c] = np.zeros(0, dtype=np.uint64) if c == "symoff" else pd.Categorical([])
-    return df.drop(columns=[c for c in ("time",) if c in df.columns]), size
+    return df.drop(columns=[c for c in ("time",) if c in df.columns]), size, span
+
+
+_FEAT_COMPRESSED = 27   # PM_FEAT_COMPRESSED
+
+
+def _header_span(rec):
+    """(first, last) sample time of a recording from its header alone, when
+    its time windows can be read without an index made beforehand: a
+    file-mode recording (not a pipe stream), not zstd-compressed (one chunk),
+    every event sampling the time, and the SAMPLE_TIME feature that perf
+    record writes; else None."""
+    feats = rec.features
+    st = feats.get("sample_time")
+    if feats.get("pipe_mode") or not st or not rec._all_timed() or st[0] > st[1]:
+        return None
+    if profileme.capi.pm_file_has_feature(rec._file, _FEAT_COMPRESSED):
+        return None
+    return int(st[0]), int(st[1])
 
 
 def _data_bytes(rec, path):
@@ -321,8 +342,15 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
       workers, in parallel, and a file's partitions can start as soon as its
       own scan is done.  Each file gets ``data_size // chunk_bytes + 1``
       partitions (an upper bound of its chunk count: the partitions past
-      the last chunk are empty).  Divisions are unknown; the partitions are
-      in the order of the paths, each file's chunks in time order.
+      the last chunk are empty).  Divisions are known where the headers
+      allow it: every file a file-mode recording, not ``-z``, every sample
+      timed, with the SAMPLE_TIME feature (first and last sample time,
+      written by perf record), and the files' ranges disjoint; then the
+      partitions are equal spans of each file's time range (each a time
+      window of the file's index task), the files in time order, and a
+      partition whose samples leave its header's range raises ValueError.
+      Otherwise divisions are unknown; the partitions are in the order of
+      the paths, each file's chunks in time order.
     - ``True``: here, before the frame is built (one thread per CPU), so
       that divisions can be known (on time): when every file's samples carry
       times and the files' time ranges do not overlap (one file, or the
@@ -346,15 +374,20 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
         divisions = len(paths) == 1
     elif not isinstance(divisions, bool):
         raise ValueError("divisions must be True, False or 'auto', not %r" % (divisions,))
-    metas, sizes = [], []
+    metas, sizes, spans = [], [], []
     for p in paths:
-        m, size = _file_meta(p, fields, event, symbols, attribution)
+        m, size, span = _file_meta(p, fields, event, symbols, attribution)
         metas.append(m)
         sizes.append(size)
+        spans.append(span)
     meta = _union_meta(metas, paths, symbols)
     fn = _Partition(fields, event, symbols, attribution, symfs, kallsyms, meta)
     if not divisions:
         cb = int(chunk_bytes or DEFAULT_CHUNK_BYTES)
+        known = _known_windows(paths, sizes, spans, cb, fn, symbols)
+        if known is not None:
+            parts, divs = known
+            return dd.from_delayed(parts, meta=meta, divisions=divs, verify_meta=False)
         parts = []
         for i, p in enumerate(paths):
             idx = dask.delayed(_index, pure=True)(p, cb, bool(symbols),
@@ -399,12 +432,53 @@ def read_samples(paths_or_glob, fields=None, event=None, symbols=False,
                        enforce_metadata=False)
 
 
-def _index(path, chunk_bytes, symbols=False):
+def _index(path, chunk_bytes, symbols=False, windows=None):
     """The task of a file's chunk index (read_samples(divisions=False)): the
-    chunks' keys, and the sideband (None without symbols).  The scan takes
-    every CPU of the worker's machine: the file's partitions wait for it."""
-    lst, rng, sb = chunks(path, chunk_bytes, sideband=True)
+    chunks' keys (with windows: the keys of those time windows,
+    pm_chunk_index_window()), and the sideband (None without symbols).  The
+    scan takes every CPU of the worker's machine: the file's partitions wait
+    for it."""
+    lst, rng, sb = chunks(path, chunk_bytes, sideband=True, windows=windows)
     return [c["key"] for c in lst], (sb if symbols else None)
+
+
+_NO_END = 2 ** 64 - 1
+
+
+def _known_windows(paths, sizes, spans, cb, fn, symbols):
+    """read_samples(divisions=False) with known divisions, where the files
+    allow it: every file's time range known from its header (_header_span())
+    and the ranges disjoint.  Each file gets data_size // chunk_bytes + 1
+    partitions on equal spans of its time range (the divisions), each read
+    as one time window of the file's index (a task, as without divisions:
+    pm_chunk_index_window()), the files in time order.  (parts, divisions),
+    or None."""
+    import dask
+    if any(s is None for s in spans):
+        return None
+    order = sorted(range(len(paths)), key=lambda i: spans[i])
+    if any(spans[a][1] >= spans[b][0] for a, b in zip(order, order[1:])):
+        return None
+    parts, divs = [], []
+    for i in order:
+        p, (first, last) = paths[i], spans[i]
+        n = max(1, min(sizes[i] // cb + 1, last - first + 1))
+        cuts = [first + (last - first + 1) * j // n for j in range(n)]
+        # the first and last windows open-ended: a sample outside the header's
+        # range is found (and reported) by its partition, not dropped
+        wins = [(0 if j == 0 else cuts[j], cuts[j + 1] if j + 1 < n else _NO_END)
+                for j in range(n)]
+        idx = dask.delayed(_index, pure=True)(p, cb, bool(symbols), wins,
+                                              dask_key_name="profileme-windex-%s" %
+                                              dask.base.tokenize(p, cb, i, bool(symbols), wins))
+        for j in range(n):
+            parts.append(dask.delayed(fn.window, pure=True)(
+                p, idx, j, i, (first, last),
+                dask_key_name="profileme-wread-%s" % dask.base.tokenize(p, cb, i, j, wins,
+                                                                        fn.token)))
+        divs += cuts
+    divs.append(spans[order[-1]][1])
+    return parts, divs
 
 
 class _Partition:
@@ -423,6 +497,19 @@ class _Partition:
         fields, event, symbols, attribution, symfs, kallsyms = self.a
         return _read_chunk(path, key, fields, event, symbols, attribution, symfs, kallsyms,
                            source, self.meta, sideband)
+
+    def window(self, path, index, j, source, span):
+        """Partition j of a file of _known_windows(): its window j, checked
+        against the header's time range (the divisions were made from it)."""
+        keys, sb = index
+        df = self((path, keys[j], source, sb))
+        if len(df):
+            lo, hi = int(df.index.min()), int(df.index.max())
+            if lo < span[0] or hi > span[1]:
+                raise ValueError("%s: samples from time %d to %d, outside the range its header "
+                                 "gives (SAMPLE_TIME %d-%d), from which the divisions were made: "
+                                 "read it with divisions=True" % (path, lo, hi, span[0], span[1]))
+        return df
 
     def lazy(self, path, index, j, last, source):
         """Partition j of a file of read_samples(divisions=False): its chunk j
