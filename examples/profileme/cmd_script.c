@@ -336,6 +336,22 @@ struct script {
 	struct pm_sample_core core;
 };
 
+/* perf script's default fields for a sample with these present fields: comm, tid,
+ * time, event, ip, sym, symoff, dso, and cpu / period / addr where the
+ * sample carries them. */
+static unsigned script_default_fields(uint64_t present)
+{
+	unsigned fl = F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO;
+
+	if (present & PM_SAMPLE_CPU)
+		fl |= F_CPU;
+	if (present & PM_SAMPLE_PERIOD)
+		fl |= F_PERIOD;
+	if (present & PM_SAMPLE_ADDR)
+		fl |= F_ADDR;
+	return fl;
+}
+
 static int parse_fields(struct script *s, const char *arg)
 {
 	char *dup = strdup(arg), *save = NULL, *tok;
@@ -679,15 +695,8 @@ static void sample_text(struct script *s, const struct pm_file_record *rec, cons
 	int cpumode = sm->misc & PM_RECORD_MISC_CPUMODE_MASK;
 	bool chain = (p & PM_SAMPLE_CALLCHAIN) && (fl & F_IP);
 
-	if (!s->user_fields) {
-		fl = F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO;
-		if (p & PM_SAMPLE_CPU)
-			fl |= F_CPU;
-		if (p & PM_SAMPLE_PERIOD)
-			fl |= F_PERIOD;
-		if (p & PM_SAMPLE_ADDR)
-			fl |= F_ADDR;
-	}
+	if (!s->user_fields)
+		fl = script_default_fields(p);
 	if (fl & F_COMM) {
 		const char *c = (p & PM_SAMPLE_TID) ? comm_get(sm->tid) : ":";
 
@@ -883,15 +892,8 @@ static void sample_text_core(struct script *s, const struct pm_file_record *rec,
 			p |= PM_SAMPLE_PERIOD;
 		}
 	}
-	if (!s->user_fields) {
-		fl = F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO;
-		if (p & PM_SAMPLE_CPU)
-			fl |= F_CPU;
-		if (p & PM_SAMPLE_PERIOD)
-			fl |= F_PERIOD;
-		if (p & PM_SAMPLE_ADDR)
-			fl |= F_ADDR;
-	}
+	if (!s->user_fields)
+		fl = script_default_fields(p);
 	if (!(fl & F_IP))
 		chain = NULL; /* not printed: the line as without one */
 	if (fl & F_EVENT) {

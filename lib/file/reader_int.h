@@ -478,16 +478,11 @@ static inline bool pmf_fast_next(pm_file *f, struct pmf_rec *r)
 	return true;
 }
 
-/* Hand out the earliest queued record (rhn > 0) as *r. */
-static inline void pmf_pop_out(pm_file *f, struct pmf_rec *r)
+/* The queue's next record popped into @r; its chunk becomes f->last_out. */
+static inline void pmf_q_pop_rec(pm_file *f, struct pmf_rec *r)
 {
-	const struct pmf_qent *e;
+	const struct pmf_qent *e = pmf_q_pop(f);
 
-	if (f->last_out) {
-		pmf_chunk_release(f, f->last_out);
-		f->last_out = NULL;
-	}
-	e = pmf_q_pop(f);
 	f->last_out = PMF_QENT_CHUNK(e);
 	r->data = PMF_QENT_DATA(e);
 	r->size = e->size;
@@ -497,6 +492,16 @@ static inline void pmf_pop_out(pm_file *f, struct pmf_rec *r)
 	r->offset = e->offset;
 	r->attr_idx = e->attr_idx;
 	r->time = e->ts;
+}
+
+/* Hand out the earliest queued record (rhn > 0) as *r. */
+static inline void pmf_pop_out(pm_file *f, struct pmf_rec *r)
+{
+	if (f->last_out) {
+		pmf_chunk_release(f, f->last_out);
+		f->last_out = NULL;
+	}
+	pmf_q_pop_rec(f, r);
 }
 
 /* The chunks of the last batch's records released (pmf_pop_defer()). */
@@ -512,22 +517,11 @@ static inline void pmf_q_release_deferred(pm_file *f)
  * that the records handed out so far stay where they are. */
 static inline void pmf_pop_defer(pm_file *f, struct pmf_rec *r)
 {
-	const struct pmf_qent *e;
-
 	if (f->last_out) {
 		f->deferred[f->ndeferred++] = f->last_out;
 		f->last_out = NULL;
 	}
-	e = pmf_q_pop(f);
-	f->last_out = PMF_QENT_CHUNK(e);
-	r->data = PMF_QENT_DATA(e);
-	r->size = e->size;
-	r->type = e->type;
-	r->misc = e->misc;
-	r->from_comp = e->from_comp;
-	r->offset = e->offset;
-	r->attr_idx = e->attr_idx;
-	r->time = e->ts;
+	pmf_q_pop_rec(f, r);
 }
 
 /* pmf_next(), with its common cases inline: the next record in file order
