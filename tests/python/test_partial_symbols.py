@@ -6,7 +6,10 @@ DamageWarning naming the file and the offset, as samples(partial=True)
 does; without partial it raises the reader's error.  The rows expected are
 those of the records wholly before the damage, read from the bytes
 (tests/perf/perfdata.py); their names (comm, sym, dso) are perf script's on
-the intact recording for the same samples."""
+the intact prefix: the records before the damage as a well-formed file.
+(Not the intact recording's names: perf writes each CPU's ring as it
+drains, so the workload's exec COMM and MMAP2 records can lie in the file
+after the damage, and then no reader of the damaged file can know them.)"""
 import os
 import re
 import struct
@@ -46,11 +49,18 @@ def sample_keys(b, stop):
     return sorted(out)
 
 
-@pytest.fixture(scope="module")
-def perf_names(perf_files):
-    """perf script's (comm, sym, dso basename) of every sample of the intact
-    recording by (time, tid, ip)."""
-    out = subprocess.run(["perf", "script", "-i", perf_files["file"], "--ns", "-F",
+def prefix_names(b, stop, tmp_path):
+    """perf script's (comm, sym, dso basename) by (time, tid, ip) of every
+    sample of the recording's records before offset stop, written as a
+    well-formed file (data size set to the prefix, no feature sections)."""
+    data = bytearray(b[:stop])
+    (doff,) = struct.unpack_from("<Q", data, 40)
+    struct.pack_into("<Q", data, 48, stop - doff)      # data.size
+    data[72:104] = bytes(32)                           # adds_features: none
+    path = str(tmp_path / ("prefix-%d.data" % stop))
+    with open(path, "wb") as f:
+        f.write(data)
+    out = subprocess.run(["perf", "script", "-i", path, "--ns", "-F",
                           "comm,tid,time,ip,sym,dso"], check=True, stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL).stdout.decode(errors="replace")
     line_re = re.compile(r"^\s*(.*?)\s+(\d+)\s+(\d+)\.(\d{9}):\s+([0-9a-f]+)\s+(.*)\s+\((.*)\)$")
@@ -63,7 +73,6 @@ def perf_names(perf_files):
         comm, tid, sec, ns, ip, sym, dso = m.groups()
         key = (int(sec) * 10**9 + int(ns), int(tid), int(ip, 16))
         names[key] = (comm, sym.strip(), os.path.basename(dso) if dso.startswith("/") else dso)
-    assert len(names) > 100
     return names
 
 
@@ -88,7 +97,7 @@ def _damaged(perf_files, tmp_path, how, where):
 
 @pytest.mark.parametrize("how", ["cut", "size"])
 @pytest.mark.parametrize("where", [0.3, 0.9])
-def test_partial_rows_and_symbols(perf_files, perf_names, tmp_path, how, where):
+def test_partial_rows_and_symbols(perf_files, tmp_path, how, where):
     path, off, b = _damaged(perf_files, tmp_path, how, where)
     want = sample_keys(b, off)
     assert len(want) > 10
@@ -108,7 +117,9 @@ def test_partial_rows_and_symbols(perf_files, perf_names, tmp_path, how, where):
     # the rows of the records wholly before the damage, in time order
     got = list(zip(df["time"].tolist(), df["tid"].tolist(), df["ip"].tolist()))
     assert sorted(got) == want and got == sorted(got, key=lambda k: k[0])
-    # each with perf's names for that sample of the intact recording
+    # each with perf's names for that sample of the intact prefix
+    perf_names = prefix_names(b, off, tmp_path)
+    assert sorted(perf_names) == want
     names = list(zip(df["comm"].astype(str), df["sym"].astype(str), df["dso"].astype(str)))
     assert [perf_names[k] for k in got] == names
     assert (df["sym"].astype(str) != "[unknown]").any()
