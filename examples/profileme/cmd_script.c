@@ -336,6 +336,19 @@ struct script {
 	struct pm_sample_core core;
 };
 
+/* A callchain context marker: true, and the mode of the entries after it
+ * where the marker is KERNEL or USER (others leave the mode as it was). */
+static bool chain_marker(uint64_t ip, int *mode)
+{
+	if (!PM_CONTEXT_IS_MARKER(ip))
+		return false;
+	if (ip == PM_CONTEXT_KERNEL)
+		*mode = PM_RECORD_MISC_KERNEL;
+	else if (ip == PM_CONTEXT_USER)
+		*mode = PM_RECORD_MISC_USER;
+	return true;
+}
+
 /* perf script's default fields for a sample with these present fields: comm, tid,
  * time, event, ip, sym, symoff, dso, and cpu / period / addr where the
  * sample carries them. */
@@ -765,13 +778,8 @@ static void sample_text(struct script *s, const struct pm_file_record *rec, cons
 
 				if (pm_sample_callchain_ip(sm, i, &ip) < 0)
 					break;
-				if (PM_CONTEXT_IS_MARKER(ip)) {
-					if (ip == PM_CONTEXT_KERNEL)
-						mode = PM_RECORD_MISC_KERNEL;
-					else if (ip == PM_CONTEXT_USER)
-						mode = PM_RECORD_MISC_USER;
+				if (chain_marker(ip, &mode))
 					continue;
-				}
 				/* perf prints user entries of a chain module-relative;
 				 * one lookup gives both the address shown and the name */
 				{
@@ -1012,13 +1020,8 @@ static void sample_text_core(struct script *s, const struct pm_file_record *rec,
 
 			if (pm_sample_callchain_ip(chain, i, &ip) < 0)
 				break;
-			if (PM_CONTEXT_IS_MARKER(ip)) {
-				if (ip == PM_CONTEXT_KERNEL)
-					mode = PM_RECORD_MISC_KERNEL;
-				else if (ip == PM_CONTEXT_USER)
-					mode = PM_RECORD_MISC_USER;
+			if (chain_marker(ip, &mode))
 				continue;
-			}
 			shown = ip;
 			last_user_map = false;
 			if (fl & (F_SYM | F_DSO))
